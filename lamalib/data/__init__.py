@@ -1,0 +1,19 @@
+"""Text data: tokenize, vocabulary, padding and batches, datasets by name.
+
+Chapter "Setup and a first model" walks through every piece.
+"""
+
+from .batching import Batch, BucketBatches, make_loader, pad_sequences
+from .dataset import TextDataset
+from .download import DownloadError, data_dir, download
+from .embedded import gensim_datapath
+from .registry import available_datasets, load_corpus, load_dataset
+from .table import load_table
+from .tokenize import tokenize
+from .vocab import Vocab
+
+__all__ = [
+    "Batch", "BucketBatches", "DownloadError", "TextDataset", "Vocab", "available_datasets",
+    "data_dir", "download", "gensim_datapath", "load_corpus", "load_dataset", "load_table",
+    "make_loader", "pad_sequences", "tokenize",
+]

@@ -1,0 +1,52 @@
+"""``load_dataset(name, split)``: every labelled dataset by name (chapter "Setup")."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable
+
+from .dataset import TextDataset
+from .embedded import lee_corpus, movie_reviews, newsgroups
+from .remote import SENTENCE_SETS, imdb, sentence_set
+from .synthetic import synthetic_sentiment
+
+# name -> (loader(split, **kw), where it comes from). Embedded ones work offline.
+DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
+    "movie_reviews": (movie_reviews, "embedded: gensim test data, 200 sentences"),
+    "newsgroups": (newsgroups, "embedded: gensim test data, 200 posts, 2 groups"),
+    "synthetic_sentiment": (synthetic_sentiment, "embedded: generated, planted keywords"),
+    "imdb": (imdb, "download: Hugging Face datasets, 50k reviews"),
+    **{name: (partial(sentence_set, name), "download: Kim (2014) sentence sets")
+       for name in SENTENCE_SETS},
+}
+CORPORA: dict[str, Callable[[], list[list[str]]]] = {
+    "lee": partial(lee_corpus, "background"),
+    "lee_test": partial(lee_corpus, "test"),
+}
+
+
+def available_datasets() -> list[str]:
+    """Names that :func:`load_dataset` accepts."""
+    return sorted(DATASETS)
+
+
+def load_dataset(name: str, split: str = "train", **kwargs) -> TextDataset:
+    """A labelled dataset by name, e.g. ``load_dataset("movie_reviews", split="valid")``.
+
+    Raises:
+        KeyError: for an unknown name; the message lists the available ones.
+    """
+    key = name.strip().lower()
+    if key not in DATASETS:
+        raise KeyError(
+            f"Unknown dataset {name!r}. Available: {', '.join(available_datasets())}. "
+            "For your own file use lamalib.data.load_table(path)."
+        )
+    return DATASETS[key][0](split=split, **kwargs)
+
+
+def load_corpus(name: str) -> list[list[str]]:
+    """An unlabelled corpus as token lists (for word vectors), e.g. ``"lee"``."""
+    if name not in CORPORA:
+        raise KeyError(f"Unknown corpus {name!r}. Available: {', '.join(sorted(CORPORA))}.")
+    return CORPORA[name]()

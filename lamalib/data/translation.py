@@ -137,7 +137,7 @@ class TranslationTask:
 
     @property
     def itos(self) -> list[str]:
-        """Readable names of the ids: specials, then ``a, b, ...`` (``w26`` past ``z``)."""
+        """Readable names: the specials, then ``a, b, ...`` (``w26`` past ``z``)."""
         n = self.vocab_size - len(SPECIALS)
         names = [chr(ord("a") + i) if i < 26 else f"w{i}" for i in range(n)]
         return [*SPECIALS, *names]

@@ -1,0 +1,57 @@
+"""lamalib.nn.bigru.BiGRU against the from-scratch layer and unpadded nn.GRU runs."""
+
+import pytest
+import torch
+
+from lamalib.nn.bigru import BiGRU
+from lamalib.nn.rnn import Recurrent
+
+TOL = dict(atol=1e-5, rtol=1e-5)
+
+
+def _batch(seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(4, 6, 5, generator=g)
+    lengths = torch.tensor([3, 6, 1, 5])  # unsorted on purpose
+    return x, torch.arange(6)[None, :] < lengths[:, None], lengths
+
+
+def test_equals_from_scratch_bidirectional_gru():
+    torch.manual_seed(0)
+    x, mask, _ = _batch()
+    scratch = Recurrent("gru", 5, 4, bidirectional=True)
+    encoder = BiGRU(5, 4)
+    # Recurrent.torch_parameters() uses nn.GRU's own parameter names.
+    encoder.gru.load_state_dict(
+        {k: v.detach() for k, v in scratch.torch_parameters().items()}
+    )
+    torch.testing.assert_close(encoder(x, mask), scratch(x, mask)[0], **TOL)
+
+
+def test_padded_batch_equals_each_sequence_alone():
+    torch.manual_seed(1)
+    x, mask, lengths = _batch()
+    encoder = BiGRU(5, 4)
+    states = encoder(x, mask)
+    assert states.shape == (4, 6, 8)
+    for b, n in enumerate(lengths.tolist()):
+        alone, _ = encoder.gru(x[b : b + 1, :n])  # plain nn.GRU, no padding at all
+        torch.testing.assert_close(states[b, :n], alone[0], **TOL)
+        assert torch.all(states[b, n:] == 0)
+
+
+def test_no_mask_equals_full_mask():
+    torch.manual_seed(2)
+    x, _, _ = _batch()
+    encoder = BiGRU(5, 4, num_layers=2)
+    full = torch.ones(4, 6, dtype=torch.bool)
+    torch.testing.assert_close(encoder(x), encoder(x, full), **TOL)
+
+
+def test_empty_row_gives_zeros_and_left_padding_is_refused():
+    torch.manual_seed(3)
+    x, mask, _ = _batch()
+    mask[2] = False
+    assert torch.all(BiGRU(5, 4)(x, mask)[2] == 0)
+    with pytest.raises(ValueError, match="right-padded"):
+        BiGRU(5, 4)(x, mask.flip(1))

@@ -84,3 +84,15 @@ def test_nsp_needs_two_documents_and_pack_pair_layout():
     assert ids == [2, 7, 8, 3, 9, 3]
     assert segments == [0, 0, 0, 0, 1, 1]
     assert chunk(list("abcde"), 2) == [["a", "b"], ["c", "d"], ["e"]]
+
+
+def test_with_mask_token_inserts_mask_after_pad_and_unk():
+    from lamalib.data import Vocab
+    from lamalib.data.mlm import MASK, with_mask_token
+
+    vocab = Vocab.build(["the cat sat", "the dog"])
+    masked = with_mask_token(vocab)
+    assert masked.itos[:3] == ["<pad>", "<unk>", MASK]
+    assert masked.itos[3:] == vocab.itos[2:]
+    assert masked.decode(masked.encode("the dog")) == ["the", "dog"]
+    assert with_mask_token(masked) is masked

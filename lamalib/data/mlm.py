@@ -11,7 +11,17 @@ from typing import Sequence
 
 import torch
 
+from .vocab import Vocab
+
 IGNORE_INDEX = -100  # cross_entropy skips these targets: unselected positions
+MASK = "[MASK]"
+
+
+def with_mask_token(vocab: Vocab) -> Vocab:
+    """A copy of ``vocab`` with ``[MASK]`` at id 2 (after ``<pad>`` and ``<unk>``)."""
+    if MASK in vocab:
+        return vocab
+    return Vocab([*vocab.itos[:2], MASK, *vocab.itos[2:]], dict(vocab.counts))
 
 
 def mask_tokens(

@@ -1,0 +1,46 @@
+"""BiGRU + max-pool: the recurrent baseline of the LAMA paper.
+
+Chapter "Recurrent networks and the GRU" builds and trains it.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..nn.bigru import BiGRU
+from ..nn.pooling import masked_max
+from .registry import register_model
+
+
+@register_model("bigru_max")
+class BiGRUMaxClassifier(nn.Module):
+    """Embed, encode with a bidirectional GRU, max-pool over real tokens, classify.
+
+    Args:
+        vocab_size: V. num_classes: C. embed_dim: E. hidden_size: D per direction.
+        pretrained: optional ``(V, E)`` matrix to start the embeddings from.
+        freeze_embeddings: keep the (pretrained) embeddings fixed while training.
+        dropout: on the embeddings and on the pooled vector.
+
+    ``forward(tokens (B, T), mask (B, T)) -> logits (B, C)``.
+    """
+
+    def __init__(self, vocab_size: int, num_classes: int, embed_dim: int = 100,
+                 hidden_size: int = 64, pretrained: torch.Tensor | None = None,
+                 freeze_embeddings: bool = False, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, embed_dim, padding_idx=0)
+        if pretrained is not None:
+            self.embed.weight.data.copy_(torch.as_tensor(pretrained))
+        self.embed.weight.requires_grad_(not freeze_embeddings)
+        self.dropout = nn.Dropout(dropout)
+        self.encoder = BiGRU(embed_dim, hidden_size)
+        self.out = nn.Linear(self.encoder.output_size, num_classes)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = self.dropout(self.embed(tokens))  # (B, T, E)
+        states = self.encoder(x, mask)  # (B, T, 2D)
+        # eq. (8): each feature keeps its strongest token, wherever it stands.
+        sentence = masked_max(states, mask)  # (B, 2D)
+        return self.out(self.dropout(sentence))  # (B, C)

@@ -5,7 +5,7 @@ Chapter "Setup and a first model" walks through every piece.
 
 from .batching import Batch, BucketBatches, make_loader, pad_sequences
 from .dataset import TextDataset
-from .download import DownloadError, data_dir, download
+from .fetch import DownloadError, data_dir, download
 from .embedded import gensim_datapath
 from .registry import available_datasets, load_corpus, load_dataset
 from .table import load_table

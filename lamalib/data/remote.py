@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .dataset import TextDataset
-from .download import EMBEDDED_HINT, DownloadError, download
+from .fetch import EMBEDDED_HINT, DownloadError, download
 from .embedded import split_indices
 from .textio import read_lines
 

@@ -1,0 +1,5 @@
+"""Task models built from ``lamalib.nn``, chosen by name (``build_model``)."""
+
+from .registry import available_models, build_model, register_model
+
+__all__ = ["available_models", "build_model", "register_model"]

@@ -1,0 +1,34 @@
+"""AVG: the averaged-embedding baseline classifier (chapter "Setup and a first model")."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..nn.pooling import masked_mean
+from .registry import register_model
+
+
+@register_model("avg")
+class AvgClassifier(nn.Module):
+    """Average the word vectors of a sentence, then a linear layer: the simplest baseline.
+
+    Args:
+        vocab_size: V. num_classes: C. embed_dim: E.
+        pretrained: optional ``(V, E)`` matrix to start the embeddings from.
+        dropout: on the averaged vector.
+    """
+
+    def __init__(self, vocab_size: int, num_classes: int, embed_dim: int = 100,
+                 pretrained: torch.Tensor | None = None, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, embed_dim, padding_idx=0)
+        if pretrained is not None:
+            self.embed.weight.data.copy_(torch.as_tensor(pretrained))
+        self.dropout = nn.Dropout(dropout)
+        self.out = nn.Linear(embed_dim, num_classes)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = self.embed(tokens)  # (B, T, E)
+        sentence = masked_mean(x, mask)  # (B, E): pads do not count
+        return self.out(self.dropout(sentence))  # (B, C)

@@ -1,0 +1,157 @@
+"""One training loop for every model in the course (chapter "Setup and a first model")."""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Callable, Iterable
+
+import torch
+from tqdm.auto import tqdm
+
+from ..runtime import get_device, seed_everything, show_progress
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import TrainConfig
+from .history import History
+from .steps import StepOutput, classification_step
+
+Step = Callable[[torch.nn.Module, object], StepOutput]
+Callback = Callable[[int, History, torch.nn.Module], None]
+CHECKPOINT_NAME = "last.pt"
+
+
+def _autocast(device: torch.device, enabled: bool):
+    return torch.autocast("cuda", dtype=torch.float16) if enabled else nullcontext()
+
+
+def _cpu_copy(model: torch.nn.Module) -> dict:
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+
+
+@torch.no_grad()
+def evaluate(model: torch.nn.Module, loader: Iterable, step: Step = classification_step,
+             device: torch.device | str | None = None, amp: bool = False) -> dict:
+    """Mean loss and accuracy of ``model`` over ``loader`` (no gradients, eval mode)."""
+    device = torch.device(device) if device else next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    total_loss, correct, count = 0.0, 0, 0
+    for batch in loader:
+        with _autocast(device, amp and device.type == "cuda"):
+            out = step(model, batch.to(device))
+        total_loss += float(out.loss.detach()) * out.count
+        correct, count = correct + out.correct, count + out.count
+    model.train(was_training)
+    return {"loss": total_loss / max(count, 1), "accuracy": correct / max(count, 1)}
+
+
+@torch.no_grad()
+def predict(model: torch.nn.Module, loader: Iterable) -> tuple[torch.Tensor, torch.Tensor]:
+    """Class probabilities ``(N, C)`` and predicted labels ``(N,)`` in dataset order."""
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    rows, probs = [], []
+    for batch in loader:
+        batch = batch.to(device)
+        probs.append(torch.softmax(model(batch.tokens, batch.mask).float(), -1).cpu())
+        rows.append(batch.index.cpu())
+    model.train(was_training)
+    order = torch.cat(rows).argsort()
+    p = torch.cat(probs)[order]  # (N, C)
+    return p, p.argmax(-1)
+
+
+def fit(
+    model: torch.nn.Module,
+    train: Iterable,
+    valid: Iterable | None = None,
+    config: TrainConfig | None = None,
+    step: Step = classification_step,
+    callbacks: Iterable[Callback] = (),
+) -> History:
+    """Train ``model`` and return its :class:`History`; the best weights are kept.
+
+    Each epoch: one pass over ``train`` (``train.set_epoch(epoch)`` is called when it
+    exists, so batch order depends only on the seed and the epoch), then ``valid`` is
+    scored; the best validation accuracy (or, without ``valid``, the lowest training loss)
+    picks the weights to keep, and ``patience`` epochs without improvement stop the run.
+    With ``checkpoint_dir`` the whole state is saved after every epoch and a later call
+    with the same directory resumes from it. Mixed precision is used on CUDA.
+    """
+    config = config or TrainConfig()
+    device = torch.device(config.device) if config.device else get_device()
+    model.to(device)
+    seed_everything(config.seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
+                                  weight_decay=config.weight_decay)
+    use_amp = config.amp and device.type == "cuda"
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    progress = show_progress() if config.progress is None else config.progress
+    history, best_state, bad_epochs, first_epoch = History(), None, 0, 1
+
+    ckpt = Path(config.checkpoint_dir) / CHECKPOINT_NAME if config.checkpoint_dir else None
+    if ckpt is not None and config.resume and ckpt.exists():
+        state = load_checkpoint(ckpt, map_location=device)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scaler.load_state_dict(state["scaler"])
+        history = History.from_state_dict(state["history"])
+        best_state, bad_epochs = state["best_state"], state["bad_epochs"]
+        first_epoch = state["epoch"] + 1
+        if history.stopped_early:
+            first_epoch = config.epochs + 1  # the run had already finished
+
+    for epoch in range(first_epoch, config.epochs + 1):
+        if hasattr(train, "set_epoch"):
+            train.set_epoch(epoch)
+        start = time.perf_counter()
+        model.train()
+        total_loss, correct, count = 0.0, 0, 0
+        bar = tqdm(train, desc=f"epoch {epoch}/{config.epochs}", leave=False,
+                   disable=not progress)
+        for batch in bar:
+            with _autocast(device, use_amp):
+                out = step(model, batch.to(device))
+            optimizer.zero_grad(set_to_none=True)
+            scaler.scale(out.loss).backward()
+            if config.clip_grad is not None:
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_grad)
+            scaler.step(optimizer)
+            scaler.update()
+            total_loss += float(out.loss.detach()) * out.count
+            correct, count = correct + out.correct, count + out.count
+            bar.set_postfix(loss=f"{total_loss / max(count, 1):.4f}")
+        record = {"epoch": epoch, "train_loss": total_loss / max(count, 1),
+                  "train_accuracy": correct / max(count, 1)}
+        if valid is not None:
+            scores = evaluate(model, valid, step, device, use_amp)
+            record.update(valid_loss=scores["loss"], valid_accuracy=scores["accuracy"])
+            score = scores["accuracy"]
+        else:
+            score = -record["train_loss"]
+        record["seconds"] = time.perf_counter() - start
+        history.records.append(record)
+
+        if history.best_score is None or score > history.best_score:
+            history.best_score, history.best_epoch = score, epoch
+            best_state, bad_epochs = _cpu_copy(model), 0
+        else:
+            bad_epochs += 1
+        history.stopped_early = bad_epochs >= config.patience
+        if ckpt is not None:
+            save_checkpoint(ckpt, {
+                "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "scaler": scaler.state_dict(), "history": history.state_dict(),
+                "best_state": best_state, "bad_epochs": bad_epochs, "epoch": epoch,
+            })
+        for callback in callbacks:
+            callback(epoch, history, model)
+        if history.stopped_early:
+            break
+
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return history

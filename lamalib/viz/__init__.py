@@ -1,0 +1,9 @@
+"""Plots and views: source code, training curves, attention heatmaps, token shading."""
+
+from .curves import plot_history
+from .heatmap import attention_heatmap
+from .highlight import highlight_rows, highlight_tokens, tokens_html
+from .source import show_source, source_of
+
+__all__ = ["attention_heatmap", "highlight_rows", "highlight_tokens", "plot_history",
+           "show_source", "source_of", "tokens_html"]

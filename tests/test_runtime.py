@@ -1,0 +1,43 @@
+import pytest
+import torch
+
+from lamalib import runtime
+
+
+def test_profile_reads_env(monkeypatch):
+    monkeypatch.setenv("LAMALIB_PROFILE", "full")
+    assert runtime.profile() == "full"
+    assert runtime.by_profile(quick=1, full=2) == 2
+    monkeypatch.setenv("LAMALIB_PROFILE", " Quick ")
+    assert runtime.profile() == "quick"
+    assert runtime.by_profile(quick=1, full=2) == 1
+
+
+def test_profile_default_follows_cuda(monkeypatch):
+    monkeypatch.delenv("LAMALIB_PROFILE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert runtime.profile() == "full"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert runtime.profile() == "quick"
+
+
+def test_bad_profile_names_the_choices(monkeypatch):
+    monkeypatch.setenv("LAMALIB_PROFILE", "fast")
+    with pytest.raises(ValueError, match="quick"):
+        runtime.profile()
+
+
+def test_seed_everything_repeats_random_draws():
+    runtime.seed_everything(3)
+    a = torch.randn(5)
+    runtime.seed_everything(3)
+    assert torch.equal(a, torch.randn(5))
+
+
+def test_device_override_and_colab(monkeypatch):
+    monkeypatch.setenv("LAMALIB_DEVICE", "cpu")
+    assert runtime.get_device() == torch.device("cpu")
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    assert runtime.is_colab() is False
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab")
+    assert runtime.is_colab() is True

@@ -16,7 +16,7 @@ def _model(**kw):
 
 
 def test_registered_by_name():
-    # MODELS directly, not build_model: that imports every model file, also unrelated ones.
+    # MODELS directly, not build_model: that imports every model file, also others'.
     assert registry.MODELS["bigru_max"] is BiGRUMaxClassifier
 
 
@@ -50,7 +50,8 @@ def test_overfits_a_tiny_batch():
 
     model = _model()
     g = torch.Generator().manual_seed(1)
-    seqs = [torch.randint(1, 10, (n,), generator=g).tolist() for n in (3, 5, 7, 4, 6, 2, 8, 5)]
+    lengths = (3, 5, 7, 4, 6, 2, 8, 5)
+    seqs = [torch.randint(1, 10, (n,), generator=g).tolist() for n in lengths]
     tokens, mask = pad_sequences(seqs)
     labels = torch.randint(0, 3, (8,), generator=g)
     opt = torch.optim.Adam(model.parameters(), lr=0.05)

@@ -1,10 +1,15 @@
-"""The from-scratch cells of lamalib.nn.rnn against PyTorch's nn.RNN / nn.LSTM / nn.GRU."""
+"""The from-scratch cells of lamalib.nn.rnn against nn.RNN / nn.LSTM / nn.GRU."""
 
 import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from lamalib.nn.rnn import GRUCell, Recurrent, input_gradient_norms
+from lamalib.nn.rnn import (
+    GRUCell,
+    Recurrent,
+    init_memory_bias,
+    input_gradient_norms,
+)
 
 TOL = dict(atol=1e-5, rtol=1e-5)
 
@@ -113,3 +118,20 @@ def test_input_gradient_norms_match_torch_autograd(kind):
 def test_unknown_cell_says_what_exists():
     with pytest.raises(ValueError, match="gru"):
         Recurrent("transformer", 3, 4)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_memory_bias_sets_the_keep_gate(kind):
+    # At zero input and zero state every gate sees only its bias, so the gate that
+    # decides how much of the old state survives must be sigmoid(value) exactly.
+    layer = init_memory_bias(Recurrent(kind, 3, 4), 2.0)
+    cell = layer.cells[0]
+    pre = cell.x_proj(torch.zeros(1, 3)) + cell.h_proj(torch.zeros(1, 4))  # (1, G*D)
+    if kind == "lstm":
+        keep = torch.sigmoid(pre.chunk(4, dim=-1)[1])  # forget gate f
+    else:
+        keep = 1 - torch.sigmoid(pre.chunk(3, dim=-1)[0])  # 1 - update gate z
+    expected = torch.full((1, 4), torch.sigmoid(torch.tensor(2.0)).item())
+    torch.testing.assert_close(keep, expected)
+    with pytest.raises(ValueError, match="no gate"):
+        init_memory_bias(Recurrent("rnn", 3, 4), 2.0)

@@ -1,4 +1,4 @@
-"""Bidirectional GRU sequence encoder on ``nn.GRU`` (chapter "Recurrent networks and the GRU").
+"""Bidirectional GRU encoder on ``nn.GRU`` (chapter "Recurrent networks and the GRU").
 
 The fast counterpart of the from-scratch :class:`lamalib.nn.rnn.Recurrent` layer: the
 same function (a test proves it), but one fused kernel per direction (cuDNN on a GPU).
@@ -28,7 +28,11 @@ class BiGRU(nn.Module):
     """
 
     def __init__(
-        self, input_size: int, hidden_size: int, num_layers: int = 1, dropout: float = 0.0
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
         self.hidden_size = hidden_size
@@ -39,11 +43,13 @@ class BiGRU(nn.Module):
             num_layers=num_layers,
             batch_first=True,
             bidirectional=True,
-            # nn.GRU warns when dropout is set for a single layer, where it does nothing.
+            # nn.GRU warns about dropout on a single layer, where it does nothing.
             dropout=dropout if num_layers > 1 else 0.0,
         )
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         B, T, _ = x.shape  # (B, T, E)
         if mask is None:
             return self.gru(x)[0]  # (B, T, 2D)
@@ -54,8 +60,8 @@ class BiGRU(nn.Module):
                 "BiGRU expects right-padded batches (mask True for the first tokens, "
                 "then False); pad at the end, e.g. with lamalib.data.pad_sequences"
             )
-        # Packing makes the backward direction start at each row's last real token, not
-        # at the padding, so pads never reach a real state (and no time is spent on them).
+        # Packing makes the backward direction start at each row's last real token,
+        # not at the padding: pads never reach a real state (and cost no time).
         # pack_padded_sequence rejects length 0; such rows are zeroed below instead.
         packed = pack_padded_sequence(
             x, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False

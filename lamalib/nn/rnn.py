@@ -36,7 +36,7 @@ class _Cell(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # PyTorch's RNN initialisation, so both versions start from the same distribution.
+        # PyTorch's RNN initialisation: both versions start from the same distribution.
         bound = 1.0 / math.sqrt(self.hidden_size)
         for p in self.parameters():
             nn.init.uniform_(p, -bound, bound)
@@ -145,8 +145,8 @@ class GRUCell(_Cell):
 
         ``nn.GRU`` computes ``h_t = (1 - z') n + z' h_{t-1}``, so its z' is our 1 - z;
         as ``1 - sigmoid(a) = sigmoid(-a)``, z' takes our z weights negated. It also
-        computes ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``: the paper has no bias
-        inside the reset product, so b_hn = 0 and our b_h goes into b_in.
+        computes ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``: the paper has no
+        bias inside the reset product, so b_hn = 0 and our b_h goes into b_in.
         """
         W_z, W_r, W_h = self.x_proj.weight.chunk(3, dim=0)  # (D, E) each
         b_z, b_r, b_h = self.x_proj.bias.chunk(3, dim=0)  # (D,) each
@@ -164,7 +164,7 @@ _TORCH_MODULES = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
 
 
 def _keep_where(keep: torch.Tensor, new: State, old: State) -> State:
-    """``new`` on rows where ``keep`` (B, 1) is True, else ``old``; works on (h, c) too."""
+    """``new`` on rows where ``keep`` (B, 1) is True, else ``old``; also for (h, c)."""
     if isinstance(new, tuple):
         return tuple(torch.where(keep, n, o) for n, o in zip(new, old))
     return torch.where(keep, new, old)
@@ -232,7 +232,7 @@ class Recurrent(nn.Module):
         return params
 
     def to_torch(self) -> nn.Module:
-        """An ``nn.RNN``/``nn.LSTM``/``nn.GRU`` (batch_first) computing the same function."""
+        """An ``nn.RNN``/``LSTM``/``GRU`` (batch_first) computing the same function."""
         module = _TORCH_MODULES[self.kind](
             self.input_size,
             self.hidden_size,
@@ -244,6 +244,25 @@ class Recurrent(nn.Module):
                 {k: v.detach().clone() for k, v in self.torch_parameters().items()}
             )
         return module.to(next(self.parameters()).device)
+
+
+@torch.no_grad()
+def init_memory_bias(layer: Recurrent, value: float) -> Recurrent:
+    """Bias the gates of every cell towards keeping the old state, by ``value``.
+
+    LSTM: the forget-gate bias becomes ``+value`` (f = sigmoid(value) near 1, the
+    advice of Jozefowicz et al., 2015). GRU: the update-gate bias b_z becomes ``-value``
+    (z near 0 keeps h_{t-1}, eq. (7)). A plain RNN has no gate, so it is refused.
+    """
+    if layer.kind == "rnn":
+        raise ValueError("an RNN has no gate to bias; use 'lstm' or 'gru'")
+    D = layer.hidden_size
+    for cell in layer.cells:
+        if layer.kind == "lstm":
+            cell.x_proj.bias[D : 2 * D] = value  # (i, f, g, o): f is the second block
+        else:
+            cell.x_proj.bias[:D] = -value  # (z, r, h~): z is the first block
+    return layer
 
 
 def input_gradient_norms(layer: Recurrent, x: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,76 @@
+"""From-scratch bidirectional GRU vs ``nn.GRU`` (packed; cuDNN on a GPU), side by side.
+
+Both compute the same function with the same weights (tests/test_bigru.py proves it);
+this script times forward + backward of each in one run and prints the ratio. It writes
+``results/benchmark__rnn_speed.json`` with the hardware, torch version and date.
+
+    python benchmarks/rnn_speed.py [--batch 32 --length 50 --embed 100 --hidden 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+
+import torch
+
+from lamalib.analysis.timing import hardware, median_seconds
+from lamalib.nn.bigru import BiGRU
+from lamalib.nn.rnn import Recurrent
+from lamalib.runtime import get_device, seed_everything
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--length", type=int, default=50)
+    parser.add_argument("--embed", type=int, default=100)
+    parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", default="results/benchmark__rnn_speed.json")
+    args = parser.parse_args()
+
+    seed_everything(0)
+    device = get_device()
+    scratch = Recurrent("gru", args.embed, args.hidden, bidirectional=True).to(device)
+    fast = BiGRU(args.embed, args.hidden).to(device)
+    weights = {k: v.detach() for k, v in scratch.torch_parameters().items()}
+    fast.gru.load_state_dict(weights)  # nn.GRU's names: the same function
+    x = torch.randn(args.batch, args.length, args.embed, device=device)
+    # Lengths from a quarter to all of T: a realistic padded batch.
+    lengths = torch.randint(
+        args.length // 4, args.length + 1, (args.batch,), device=device
+    )
+    mask = torch.arange(args.length, device=device)[None, :] < lengths[:, None]
+
+    seconds = {
+        "from_scratch": median_seconds(lambda: scratch(x, mask)[0].sum().backward(),
+                                       args.repeats),
+        "nn_gru_packed": median_seconds(lambda: fast(x, mask).sum().backward(),
+                                        args.repeats),
+    }
+    ratio = seconds["from_scratch"] / seconds["nn_gru_packed"]
+    print(f"forward+backward, B={args.batch} T={args.length} E={args.embed} "
+          f"D={args.hidden}, on {device}:")
+    print(f"from-scratch / nn.GRU time ratio: {ratio:.1f}x")
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "experiment": "benchmark", "model": "rnn_speed",
+        "config": vars(args) | {"device": str(device)},
+        "metrics": {"seconds": seconds, "ratio_scratch_over_nn_gru": ratio},
+        "hardware": hardware(), "git_commit": commit,
+    }, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -58,3 +58,13 @@ def test_registry_knows_avg_and_rejects_unknown_names():
     assert "avg" in available_models()
     with pytest.raises(KeyError, match="avg"):
         build_model("nope")
+
+
+def test_token_contributions_add_up_to_the_logits():
+    torch.manual_seed(0)
+    model = build_model("avg", vocab_size=20, num_classes=3, embed_dim=4).eval()
+    tokens = torch.tensor([[5, 6, 7], [8, 0, 0]])
+    mask = tokens != 0
+    parts = model.token_contributions(tokens, mask)  # (B, T, C)
+    assert parts.shape == (2, 3, 3) and torch.all(parts[1, 1:] == 0)
+    assert torch.allclose(parts.sum(1) + model.out.bias, model(tokens, mask), atol=1e-6)

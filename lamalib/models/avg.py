@@ -32,3 +32,14 @@ class AvgClassifier(nn.Module):
         x = self.embed(tokens)  # (B, T, E)
         sentence = masked_mean(x, mask)  # (B, E): pads do not count
         return self.out(self.dropout(sentence))  # (B, C)
+
+    @torch.no_grad()
+    def token_contributions(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """What each token adds to each class logit, ``(B, T, C)``; pads add 0.
+
+        AVG is linear after the embedding, so the logits are exactly the bias plus the sum
+        of these contributions (``W e_t / n`` for the n real tokens): no approximation.
+        """
+        x = self.embed(tokens) * mask.unsqueeze(-1)  # (B, T, E)
+        n = mask.sum(1).clamp_min(1)[:, None, None]  # (B, 1, 1)
+        return x @ self.out.weight.T / n  # (B, T, C)

@@ -1,0 +1,74 @@
+"""Time and peak memory of self-attention vs a GRU vs a convolution as n grows.
+
+All layers are measured in one run on one machine (lamalib.analysis.complexity), and
+the growth is reported as log-log slopes and as ratios to the GRU at each length,
+never as absolute numbers to compare across machines. Writes
+``results/benchmark__complexity.json`` with the hardware, torch version and date.
+
+    python benchmarks/complexity.py [--lengths 64 128 256 512 1024 2048 --d-model 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+
+from lamalib.analysis.complexity import COMPLEXITY_TABLE, loglog_slope, measure_complexity
+from lamalib.analysis.timing import hardware
+from lamalib.runtime import get_device, seed_everything
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", type=int, nargs="+",
+                        default=[64, 128, 256, 512, 1024, 2048])
+    parser.add_argument("--d-model", type=int, default=64)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--kernel", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default="results/benchmark__complexity.json")
+    args = parser.parse_args()
+
+    seed_everything(0)
+    device = get_device()
+    rows = measure_complexity(args.lengths, args.d_model, args.heads, args.kernel,
+                              args.batch, args.repeats, device)
+    layers = list(dict.fromkeys(r["layer"] for r in rows))
+    gru = {r["n"]: r for r in rows if r["layer"] == "recurrent (GRU)"}
+    print(f"forward pass, B={args.batch} d={args.d_model} H={args.heads} "
+          f"k={args.kernel}, on {device}; time and memory relative to the GRU")
+    print(f"{'layer':30s}" + "".join(f"{'n=' + str(n):>14s}" for n in args.lengths))
+    for layer in layers:
+        cells = [f"{r['seconds'] / gru[r['n']]['seconds']:6.2f}t "
+                 f"{r['peak_bytes'] / gru[r['n']]['peak_bytes']:5.1f}m"
+                 for r in rows if r["layer"] == layer]
+        print(f"{layer:30s}" + "".join(f"{c:>14s}" for c in cells))
+    slopes = {layer: {"time": loglog_slope(rows, layer, "seconds"),
+                      "memory": loglog_slope(rows, layer, "peak_bytes")}
+              for layer in layers}
+    for layer, s in slopes.items():
+        print(f"{layer:30s} log-log slope: time {s['time']:.2f}, "
+              f"memory {s['memory']:.2f}")
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "experiment": "benchmark", "model": "complexity",
+        "config": vars(args) | {"device": str(device)},
+        "metrics": {"rows": rows, "loglog_slopes": slopes},
+        "table": COMPLEXITY_TABLE,
+        "hardware": hardware(), "git_commit": commit,
+    }, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

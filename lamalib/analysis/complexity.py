@@ -1,0 +1,147 @@
+"""Time and memory of self-attention, a recurrent layer and a convolution as the length
+n grows (chapter "Self-attention and multi-head attention").
+
+The complexity table of Vaswani et al. (2017, table 1) says what should happen; this
+module measures what does, on the reader's machine, in one run:
+
+* time: the median of a few forward passes (``lamalib.analysis.timing``);
+* peak memory: on CUDA, ``torch.cuda.max_memory_allocated``; on the CPU, the bytes of
+  every tensor storage that PyTorch creates during the forward, counted by
+  :class:`PeakMemory` (a dispatch mode: it sees each op's outputs and each free), so
+  allocator caching or other processes never blur the number.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Callable, Sequence
+
+import torch
+from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from lamalib.analysis.timing import median_seconds
+from lamalib.nn.multihead import MultiHeadAttention
+
+# Per layer: total work, operations that must run one after another, and the longest
+# path between two tokens (Vaswani et al. 2017, table 1). n tokens, width d, kernel k.
+COMPLEXITY_TABLE = [
+    {"layer": "self-attention", "complexity": "O(n^2 d)", "sequential": "O(1)",
+     "max path": "O(1)"},
+    {"layer": "recurrent (GRU)", "complexity": "O(n d^2)", "sequential": "O(n)",
+     "max path": "O(n)"},
+    {"layer": "convolution", "complexity": "O(k n d^2)", "sequential": "O(1)",
+     "max path": "O(log_k n)"},
+]
+
+
+class PeakMemory(TorchDispatchMode):
+    """Count the bytes of tensor storages alive inside the ``with`` block; keep the peak.
+
+    Only storages created inside the block count (inputs and parameters do not). A
+    fused kernel's private scratch space is invisible to it: it counts what PyTorch
+    stores, which is what the complexity table is about.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current = 0  # bytes alive now
+        self.peak = 0  # the most bytes alive at once
+        self._live: dict[int, int] = {}
+
+    def _free(self, key: int) -> None:
+        self.current -= self._live.pop(key, 0)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in tree_flatten(out)[0]:
+            if not isinstance(t, torch.Tensor):
+                continue
+            storage = t.untyped_storage()
+            key = storage._cdata  # views share a storage: count it once
+            if key in self._live:
+                continue
+            self._live[key] = storage.nbytes()
+            self.current += storage.nbytes()
+            self.peak = max(self.peak, self.current)
+            # The storage's Python object lives exactly as long as the memory does.
+            weakref.finalize(storage, self._free, key)
+        return out
+
+
+def peak_memory_bytes(fn: Callable[[], object], device: torch.device) -> int:
+    """Peak bytes of the tensors that ``fn()`` creates (its result included)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        fn()
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - base
+    with PeakMemory() as counter:
+        fn()
+    return counter.peak
+
+
+def complexity_layers(d_model: int = 64, n_heads: int = 4, kernel: int = 3
+                      ) -> dict[str, tuple[nn.Module, Callable]]:
+    """The layers the chapter compares, each with how to call it on ``x (B, n, D)``."""
+
+    def attend(m, x):  # the from-scratch path stores the (n, n) matrix, eq. (sdpa)
+        return m(x, x, x, need_weights=True)[0]  # (B, n, D)
+
+    def attend_fused(m, x):  # F.scaled_dot_product_attention: no (n, n) tensor kept
+        return m(x, x, x)[0]  # (B, n, D)
+
+    def recur(m, x):
+        return m(x)[0]  # (B, n, D)
+
+    def convolve(m, x):
+        return m(x.transpose(1, 2))  # Conv1d wants (B, D, n); returns (B, D, n)
+
+    attention = MultiHeadAttention(d_model, n_heads)
+    return {
+        "self-attention": (attention, attend),
+        "self-attention (fused sdpa)": (attention, attend_fused),
+        "recurrent (GRU)": (nn.GRU(d_model, d_model, batch_first=True), recur),
+        "convolution": (nn.Conv1d(d_model, d_model, kernel, padding=kernel // 2),
+                        convolve),
+    }
+
+
+@torch.no_grad()
+def measure_complexity(lengths: Sequence[int], d_model: int = 64, n_heads: int = 4,
+                       kernel: int = 3, batch: int = 2, repeats: int = 3,
+                       device: torch.device | str | None = None) -> list[dict]:
+    """Time and peak memory of one forward pass of every layer at every length n.
+
+    Returns rows ``{"layer", "n", "seconds", "peak_bytes"}``, all from this one run.
+    """
+    device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    layers = complexity_layers(d_model, n_heads, kernel)
+    rows = []
+    for n in lengths:
+        x = torch.randn(batch, n, d_model, device=device)  # (B, n, D)
+        for name, (module, call) in layers.items():
+            module.to(device).eval()
+            run = lambda: call(module, x)  # noqa: E731 - one closure per layer
+            rows.append({
+                "layer": name,
+                "n": n,
+                "seconds": median_seconds(run, repeats=repeats),
+                "peak_bytes": peak_memory_bytes(run, device),
+            })
+    return rows
+
+
+def loglog_slope(rows: list[dict], layer: str, key: str) -> float:
+    """Least-squares slope of ``log(rows[key])`` against ``log(n)`` for one layer.
+
+    A slope near 2 means the quantity grows like n^2, near 1 like n.
+    """
+    points = [(r["n"], r[key]) for r in rows if r["layer"] == layer]
+    x = torch.tensor([p[0] for p in points], dtype=torch.float64).log()
+    y = torch.tensor([max(p[1], 1e-12) for p in points], dtype=torch.float64).log()
+    x = x - x.mean()
+    return float((x * (y - y.mean())).sum() / (x * x).sum())

@@ -1,0 +1,61 @@
+"""The memory counter against known allocation sizes; the complexity sweep's shape."""
+
+import torch
+
+from lamalib.analysis.complexity import (
+    PeakMemory,
+    loglog_slope,
+    measure_complexity,
+    peak_memory_bytes,
+)
+from lamalib.nn.multihead import MultiHeadAttention
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+def test_peak_memory_counts_live_storages_once():
+    with PeakMemory() as counter:
+        a = torch.zeros(100)
+        b = torch.ones(200, dtype=torch.float64)
+        view = b[:10]  # a view: no new memory
+        size_a, size_b = _nbytes(a), _nbytes(b)
+        del a
+        c = torch.zeros(50)
+        size_c = _nbytes(c)
+    assert counter.peak == size_a + size_b
+    assert counter.current == size_b + size_c
+    del b
+    assert counter.current == size_b + size_c  # the view keeps b's storage alive
+    del view, c
+    assert counter.current == 0
+
+
+def test_attention_weights_path_stores_the_n_by_n_matrix_fused_path_does_not():
+    torch.manual_seed(0)
+    B, H, n, D = 2, 4, 128, 32
+    mha = MultiHeadAttention(D, H).eval()
+    x = torch.randn(B, n, D)
+    matrix = B * H * n * n * 4  # one float32 (B, H, n, n) tensor
+    with torch.no_grad():
+        slow = peak_memory_bytes(lambda: mha(x, x, x, need_weights=True),
+                                 torch.device("cpu"))
+        fast = peak_memory_bytes(lambda: mha(x, x, x), torch.device("cpu"))
+    assert slow >= matrix
+    assert fast < matrix
+
+
+def test_loglog_slope_recovers_powers():
+    rows = [{"layer": "sq", "n": n, "v": 3.0 * n**2} for n in (8, 16, 64)]
+    rows += [{"layer": "lin", "n": n, "v": 5.0 * n} for n in (8, 16, 64)]
+    assert abs(loglog_slope(rows, "sq", "v") - 2) < 1e-9
+    assert abs(loglog_slope(rows, "lin", "v") - 1) < 1e-9
+
+
+def test_sweep_has_every_layer_and_length():
+    rows = measure_complexity([8, 16], d_model=8, n_heads=2, repeats=1)
+    layers = {r["layer"] for r in rows}
+    assert {"self-attention", "recurrent (GRU)", "convolution"} <= layers
+    assert len(rows) == 2 * len(layers)
+    assert all(r["seconds"] > 0 and r["peak_bytes"] > 0 for r in rows)

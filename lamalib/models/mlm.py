@@ -1,0 +1,100 @@
+"""A tiny BERT-style masked language model (chapter "The Transformer").
+
+A Transformer encoder reads the corrupted sentence and predicts, at every selected
+position, the original token (``lamalib.data.mlm.mask_tokens``); the output layer
+shares its weights with the input embedding, as in BERT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..data.mlm import IGNORE_INDEX, mask_tokens
+from ..nn.norm import LayerNorm
+from ..nn.transformer import Embeddings, Encoder
+from ..train import StepOutput
+
+
+@dataclass
+class MLMConfig:
+    d_model: int = 256  # width D (BERT-base: 768; tiny so it trains on a CPU)
+    n_heads: int = 4  # H
+    n_layers: int = 2  # encoder layers (BERT-base: 12)
+    d_ff: int = 1024  # feed-forward width, 4 D
+    dropout: float = 0.1  # everywhere, as in BERT
+    residual: str = "pre"  # pre-LN trains stably without learning-rate warm-up
+    positional: str = "learned"  # BERT learns its position vectors
+    max_len: int = 128  # positions with a vector; longer inputs are refused
+    pad_id: int = 0  # padding id
+
+
+class MaskedLM(nn.Module):
+    """Encoder + a tied output layer: ``logits = LayerNorm(gelu(W h)) E^T + b``.
+
+    Args:
+        vocab_size: V.
+        **config: any field of :class:`MLMConfig`.
+    """
+
+    def __init__(self, vocab_size: int, **config) -> None:
+        super().__init__()
+        cfg = self.config = MLMConfig(**config)
+        self.embed = Embeddings(vocab_size, cfg.d_model, cfg.pad_id, cfg.positional,
+                                cfg.max_len, cfg.dropout)
+        self.encoder = Encoder(cfg.n_layers, cfg.d_model, cfg.n_heads, cfg.d_ff,
+                               cfg.dropout, cfg.residual)
+        self.transform = nn.Linear(cfg.d_model, cfg.d_model)
+        self.norm = LayerNorm(cfg.d_model)
+        self.out_bias = nn.Parameter(torch.zeros(vocab_size))
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        h = self.encoder(self.embed(tokens), mask)  # (B, T, D)
+        h = self.norm(F.gelu(self.transform(h)))  # (B, T, D)
+        # Tied weights: the score of word v is the dot product with v's embedding.
+        return h @ self.embed.tokens.weight.T + self.out_bias  # (B, T, V)
+
+
+class MaskedLMStep:
+    """A ``step`` for ``lamalib.train.fit``: corrupt the batch, score the predictions.
+
+    In training, every call draws fresh masks (dynamic masking, as in RoBERTa); in
+    evaluation the masks depend only on the batch's rows, so validation scores are
+    comparable between epochs.
+
+    Args:
+        mask_id, vocab_size, special_ids, select_prob: as ``mask_tokens``.
+        seed: seeds the training masks and the evaluation masks.
+    """
+
+    def __init__(self, mask_id: int, vocab_size: int, special_ids=(0, 1),
+                 select_prob: float = 0.15, seed: int = 0) -> None:
+        self.mask_id, self.vocab_size = mask_id, vocab_size
+        self.special_ids, self.select_prob, self.seed = special_ids, select_prob, seed
+        self.generator = torch.Generator().manual_seed(seed)
+
+    def corrupt(self, tokens: torch.Tensor, mask: torch.Tensor,
+                generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """``mask_tokens`` on the CPU generator, results on the batch's device."""
+        inputs, labels = mask_tokens(tokens.cpu(), mask.cpu(), self.mask_id,
+                                     self.vocab_size, self.special_ids,
+                                     self.select_prob, generator)
+        return inputs.to(tokens.device), labels.to(tokens.device)  # (B, T), (B, T)
+
+    def __call__(self, model: nn.Module, batch) -> StepOutput:
+        generator = self.generator
+        if not model.training:  # the same rows always get the same masks
+            generator = torch.Generator().manual_seed(
+                self.seed + 7919 * int(batch.index.min()))
+        inputs, labels = self.corrupt(batch.tokens, batch.mask, generator)
+        logits = model(inputs, batch.mask)  # (B, T, V)
+        selected = labels != IGNORE_INDEX  # (B, T)
+        if not selected.any():  # a tiny batch may draw no position: nothing to learn
+            zero = logits.sum() * 0.0
+            return StepOutput(zero, 0, 0)
+        loss = F.cross_entropy(logits[selected].float(), labels[selected])
+        correct = int((logits.argmax(-1) == labels)[selected].sum())
+        return StepOutput(loss, correct, int(selected.sum()))

@@ -1,0 +1,70 @@
+"""TE: the Transformer-encoder classifier baseline (chapter "The Transformer").
+
+The LAMA paper compares its models against a one-layer Transformer encoder with 8
+heads and width 512; this is that baseline, its size chosen by ``TEConfig``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+from ..nn.pooling import masked_mean
+from ..nn.transformer import Embeddings, Encoder
+from .registry import register_model
+
+
+@dataclass
+class TEConfig:
+    d_model: int = 512  # width D: the LAMA paper's TE baseline (full profile)
+    n_heads: int = 8  # H: the paper's baseline; D must be divisible by H
+    n_layers: int = 1  # one encoder layer, as in the paper's baseline
+    d_ff: int = 2048  # feed-forward width: 4 D as in Vaswani et al.
+    dropout: float = 0.1  # on attention weights, sublayer outputs and embeddings
+    residual: str = "post"  # "post" (original Transformer) or "pre"
+    positional: str = "sinusoidal"  # "sinusoidal" or "learned"
+    max_len: int = 512  # positions prepared (the hard limit for "learned")
+    pad_id: int = 0  # padding id: zero embedding, masked everywhere
+
+
+@register_model("te")
+class TEClassifier(nn.Module):
+    """Embed + positions, Transformer encoder, mean over real tokens, linear layer.
+
+    Mean pooling over the mask (not a ``[CLS]`` token) keeps it padding invariant
+    and needs no special token in the vocabulary.
+
+    Args:
+        vocab_size: V. num_classes: C.
+        **config: any field of :class:`TEConfig` (e.g. ``d_model=64``).
+    """
+
+    def __init__(self, vocab_size: int, num_classes: int, **config) -> None:
+        super().__init__()
+        cfg = self.config = TEConfig(**config)
+        self.embed = Embeddings(vocab_size, cfg.d_model, cfg.pad_id, cfg.positional,
+                                cfg.max_len, cfg.dropout)
+        self.encoder = Encoder(cfg.n_layers, cfg.d_model, cfg.n_heads, cfg.d_ff,
+                               cfg.dropout, cfg.residual)
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.out = nn.Linear(cfg.d_model, num_classes)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        h = self.encoder(self.embed(tokens), mask)  # (B, T, D)
+        sentence = masked_mean(h, mask)  # (B, D): pads do not count
+        return self.out(self.dropout(sentence))  # (B, C)
+
+    def keep_weights(self, flag: bool = True) -> None:
+        """Keep each layer's attention weights; read them with ``attention_weights``."""
+        self.encoder.keep_weights(flag)
+
+    def attention_weights(self) -> torch.Tensor:
+        """Weights of the last forward call, ``(L, B, H, T, T)``."""
+        return self.encoder.attention_weights()
+
+    def describe(self) -> dict:
+        """The configuration and the parameter count, for tables in the book."""
+        n_params = sum(p.numel() for p in self.parameters())
+        return {**asdict(self.config), "params": n_params}

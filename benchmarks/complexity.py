@@ -15,7 +15,11 @@ import json
 import subprocess
 from pathlib import Path
 
-from lamalib.analysis.complexity import COMPLEXITY_TABLE, loglog_slope, measure_complexity
+from lamalib.analysis.complexity import (
+    COMPLEXITY_TABLE,
+    loglog_slope,
+    measure_complexity,
+)
 from lamalib.analysis.timing import hardware
 from lamalib.runtime import get_device, seed_everything
 

@@ -37,7 +37,7 @@ COMPLEXITY_TABLE = [
 
 
 class PeakMemory(TorchDispatchMode):
-    """Count the bytes of tensor storages alive inside the ``with`` block; keep the peak.
+    """Count the bytes of tensor storages alive inside a ``with`` block; keep the peak.
 
     Only storages created inside the block count (inputs and parameters do not). A
     fused kernel's private scratch space is invisible to it: it counts what PyTorch

@@ -4,7 +4,6 @@ SHELL := /bin/bash
 PYTHON ?= python3.11
 export LAMALIB_PROFILE ?= quick
 export LAMALIB_PROGRESS ?= 0
-export MPLBACKEND ?= Agg
 export PYDEVD_DISABLE_FILE_VALIDATION = 1
 
 ifdef VIRTUAL_ENV

@@ -129,17 +129,13 @@ class DotScore(Score):
 
 
 @register_score("scaled_dot")
-class ScaledDotScore(Score):
+class ScaledDotScore(DotScore):
     """Scaled multiplicative score ``q^T k / sqrt(d_k)`` (eq. att-scaled)."""
-
-    def __init__(self, d_q: int, d_k: int) -> None:
-        super().__init__(d_q, d_k)
-        self._same_width()
 
     def forward(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         # Dot products of random d_k-dim vectors have variance ~ d_k; dividing by
         # sqrt(d_k) keeps the softmax out of its saturated, zero-gradient regime.
-        return q @ k.transpose(1, 2) / math.sqrt(self.d_k)  # (B, Tq, Tk)
+        return super().forward(q, k) / math.sqrt(self.d_k)  # (B, Tq, Tk)
 
 
 @register_score("general")

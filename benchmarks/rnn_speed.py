@@ -10,13 +10,10 @@ this script times forward + backward of each in one run and prints the ratio. It
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-from pathlib import Path
 
 import torch
 
-from lamalib.analysis.timing import hardware, median_seconds
+from lamalib.analysis.timing import compare_seconds, save_benchmark
 from lamalib.nn.bigru import BiGRU
 from lamalib.nn.rnn import Recurrent
 from lamalib.runtime import get_device, seed_everything
@@ -28,10 +25,13 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=50)
     parser.add_argument("--embed", type=int, default=100)
     parser.add_argument("--hidden", type=int, default=64)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--out", default="results/benchmark__rnn_speed.json")
     args = parser.parse_args()
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     seed_everything(0)
     device = get_device()
     scratch = Recurrent("gru", args.embed, args.hidden, bidirectional=True).to(device)
@@ -45,30 +45,24 @@ def main() -> None:
     )
     mask = torch.arange(args.length, device=device)[None, :] < lengths[:, None]
 
-    seconds = {
-        "from_scratch": median_seconds(lambda: scratch(x, mask)[0].sum().backward(),
-                                       args.repeats),
-        "nn_gru_packed": median_seconds(lambda: fast(x, mask).sum().backward(),
-                                        args.repeats),
-    }
+    seconds = compare_seconds(
+        {
+            "from_scratch": lambda: scratch(x, mask)[0].sum().backward(),
+            "nn_gru_packed": lambda: fast(x, mask).sum().backward(),
+        },
+        repeats=args.repeats,
+    )
     ratio = seconds["from_scratch"] / seconds["nn_gru_packed"]
     print(f"forward+backward, B={args.batch} T={args.length} E={args.embed} "
           f"D={args.hidden}, on {device}:")
     print(f"from-scratch / nn.GRU time ratio: {ratio:.1f}x")
 
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
-        "experiment": "benchmark", "model": "rnn_speed",
-        "config": vars(args) | {"device": str(device)},
-        "metrics": {"seconds": seconds, "ratio_scratch_over_nn_gru": ratio},
-        "hardware": hardware(), "git_commit": commit,
-    }, indent=2) + "\n")
+    out = save_benchmark(
+        args.out,
+        "rnn_speed",
+        config=vars(args) | {"device": str(device)},
+        metrics={"seconds": seconds, "ratio_scratch_over_nn_gru": ratio},
+    )
     print(f"wrote {out}")
 
 

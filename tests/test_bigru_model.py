@@ -1,5 +1,6 @@
 """The "bigru_max" classifier: registry, padding invariance, a brute-force reference."""
 
+import pytest
 import torch
 
 from lamalib.models import registry
@@ -60,3 +61,8 @@ def test_overfits_a_tiny_batch():
         torch.nn.functional.cross_entropy(model(tokens, mask), labels).backward()
         opt.step()
     assert torch.equal(model(tokens, mask).argmax(-1), labels)
+
+
+def test_pretrained_of_the_wrong_shape_says_what_to_do():
+    with pytest.raises(ValueError, match="same Vocab"):
+        _model(pretrained=torch.randn(9, 6))

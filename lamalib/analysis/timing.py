@@ -7,9 +7,12 @@ same machine, never as absolute numbers to compare across machines.
 from __future__ import annotations
 
 import datetime
+import json
 import platform
 import statistics
+import subprocess
 import time
+from pathlib import Path
 from typing import Callable
 
 import torch
@@ -41,6 +44,24 @@ def median_seconds(
     return statistics.median(times)
 
 
+def compare_seconds(
+    fns: dict[str, Callable[[], object]], repeats: int = 7, warmup: int = 1
+) -> dict[str, float]:
+    """Median seconds of each function, timed in turns: A, B, A, B, ...
+
+    Interleaving makes a burst of load from other processes hit every contender alike,
+    so the ratio of the medians is steadier than timing one function after the other.
+    """
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            times[name].append(median_seconds(fn, repeats=1, warmup=0))
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def hardware() -> dict:
     """Where a timing was taken: device name, torch and CUDA versions, threads, date."""
     cuda = torch.cuda.is_available()
@@ -57,3 +78,25 @@ def hardware() -> dict:
             timespec="seconds"
         ),
     }
+
+
+def git_commit() -> str | None:
+    """The checked-out commit, so a result traces to its code (None outside git)."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,
+                   **extra) -> Path:
+    """Write ``results/benchmark__<model>.json`` with the hardware and git commit."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {"experiment": "benchmark", "model": model, "config": config,
+              "metrics": metrics, **extra, "hardware": hardware(),
+              "git_commit": git_commit()}
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    return path

@@ -57,12 +57,20 @@ class _Cell(nn.Module):
         raise NotImplementedError
 
     def torch_parameters(self) -> dict[str, torch.Tensor]:
-        """Our weights in ``nn.RNN``/``nn.LSTM``/``nn.GRU`` layout (differentiable)."""
-        raise NotImplementedError
+        """Our weights in ``nn.RNN``/``nn.LSTM``/``nn.GRU`` layout (differentiable).
+
+        The RNN and LSTM stack their gates in PyTorch's order, so the weights map as
+        they are; PyTorch has two biases where we have one, their sum is what matters,
+        so ours goes into bias_ih and bias_hh is zero.
+        """
+        return {
+            "weight_ih": self.x_proj.weight,
+            "weight_hh": self.h_proj.weight,
+            "bias_ih": self.x_proj.bias,
+            "bias_hh": self._zero_bias(),
+        }
 
     def _zero_bias(self) -> torch.Tensor:
-        # PyTorch has two biases where we have one; their sum is what matters, so ours
-        # goes into bias_ih and bias_hh is zero.
         return self.x_proj.bias.new_zeros(self.gates * self.hidden_size)
 
 
@@ -76,14 +84,6 @@ class RNNCell(_Cell):
 
     def step(self, xp: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         return torch.tanh(xp + self.h_proj(h))  # (B, D), eq. (1)
-
-    def torch_parameters(self) -> dict[str, torch.Tensor]:
-        return {
-            "weight_ih": self.x_proj.weight,
-            "weight_hh": self.h_proj.weight,
-            "bias_ih": self.x_proj.bias,
-            "bias_hh": self._zero_bias(),
-        }
 
 
 class LSTMCell(_Cell):
@@ -112,14 +112,6 @@ class LSTMCell(_Cell):
         c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)  # (B, D)
         h = torch.sigmoid(o) * torch.tanh(c)  # (B, D)
         return h, c
-
-    def torch_parameters(self) -> dict[str, torch.Tensor]:
-        return {
-            "weight_ih": self.x_proj.weight,
-            "weight_hh": self.h_proj.weight,
-            "bias_ih": self.x_proj.bias,
-            "bias_hh": self._zero_bias(),
-        }
 
 
 class GRUCell(_Cell):
@@ -213,7 +205,7 @@ class Recurrent(nn.Module):
             state = cell.initial_state(B, x)
             steps = range(T) if direction == 0 else range(T - 1, -1, -1)
             hs = [None] * T
-            for t in steps:  # the sequential part: step t needs step t - 1 (eq. (2))
+            for t in steps:  # the sequential part: step t needs step t - 1 (eq. (1))
                 # A padded step keeps the old state, so the backward direction starts
                 # from zeros at each row's own last token, like a packed nn.GRU.
                 state = _keep_where(keep[:, t], cell.step(xp[:, t], state), state)

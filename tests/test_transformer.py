@@ -16,34 +16,23 @@ from lamalib.nn.transformer import (
 D, H, FF = 16, 4, 32
 
 
-def _copy_common(ours, ref, blocks) -> None:
-    """Load a torch layer's feed-forward and norm weights into ours."""
-    with torch.no_grad():
-        ours.ff.linear1.load_state_dict(ref.linear1.state_dict())
-        ours.ff.linear2.load_state_dict(ref.linear2.state_dict())
-        norms = (ref.norm1, ref.norm2, getattr(ref, "norm3", None))
-        for block, norm in zip(blocks, norms):
-            block.norm.weight.copy_(norm.weight)
-            block.norm.bias.copy_(norm.bias)
-
-
-def _perturb(module: nn.Module) -> None:
-    """Non-trivial norm gains and biases so that copying them is actually tested."""
-    with torch.no_grad():
-        for name, p in module.named_parameters():
+def _pair(torch_cls, ours_cls, residual):
+    """A torch layer with non-trivial norms and our layer loaded from it."""
+    torch.manual_seed(0)
+    ref = torch_cls(D, H, FF, dropout=0.0, batch_first=True,
+                    norm_first=residual == "pre").eval()
+    with torch.no_grad():  # gains and biases != 1, 0 so that copying them is tested
+        for name, p in ref.named_parameters():
             if "norm" in name:
                 p.add_(torch.randn_like(p) * 0.3)
+    ours = ours_cls(D, H, FF, dropout=0.0, residual=residual).eval()
+    ours.load_from_torch(ref)
+    return ref, ours
 
 
 @pytest.mark.parametrize("residual", ["post", "pre"])
 def test_encoder_layer_matches_torch(residual):
-    torch.manual_seed(0)
-    ref = nn.TransformerEncoderLayer(D, H, FF, dropout=0.0, batch_first=True,
-                                     norm_first=residual == "pre").eval()
-    _perturb(ref)
-    ours = EncoderLayer(D, H, FF, dropout=0.0, residual=residual).eval()
-    ours.self_attn.load_from_torch(ref.self_attn)
-    _copy_common(ours, ref, [ours.attn_block, ours.ff_block])
+    ref, ours = _pair(nn.TransformerEncoderLayer, EncoderLayer, residual)
     x = torch.randn(3, 6, D)
     mask = torch.tensor([[1] * 6, [1] * 4 + [0] * 2, [1] * 2 + [0] * 4]).bool()
     want = ref(x, src_key_padding_mask=~mask)  # torch: True means "ignore"
@@ -53,14 +42,7 @@ def test_encoder_layer_matches_torch(residual):
 
 @pytest.mark.parametrize("residual", ["post", "pre"])
 def test_decoder_layer_matches_torch(residual):
-    torch.manual_seed(1)
-    ref = nn.TransformerDecoderLayer(D, H, FF, dropout=0.0, batch_first=True,
-                                     norm_first=residual == "pre").eval()
-    _perturb(ref)
-    ours = DecoderLayer(D, H, FF, dropout=0.0, residual=residual).eval()
-    ours.self_attn.load_from_torch(ref.self_attn)
-    ours.cross_attn.load_from_torch(ref.multihead_attn)
-    _copy_common(ours, ref, [ours.self_block, ours.cross_block, ours.ff_block])
+    ref, ours = _pair(nn.TransformerDecoderLayer, DecoderLayer, residual)
     y, memory = torch.randn(2, 5, D), torch.randn(2, 7, D)
     src_mask = torch.tensor([[1] * 7, [1] * 3 + [0] * 4]).bool()
     causal = nn.Transformer.generate_square_subsequent_mask(5)  # -inf above diagonal

@@ -7,7 +7,7 @@ shares its weights with the input embedding, as in BERT.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn.functional as F
@@ -15,7 +15,7 @@ from torch import nn
 
 from ..data.mlm import IGNORE_INDEX, mask_tokens
 from ..nn.norm import LayerNorm
-from ..nn.transformer import Embeddings, Encoder
+from ..nn.transformer import TokenEncoder
 from ..train import StepOutput
 
 
@@ -43,19 +43,16 @@ class MaskedLM(nn.Module):
     def __init__(self, vocab_size: int, **config) -> None:
         super().__init__()
         cfg = self.config = MLMConfig(**config)
-        self.embed = Embeddings(vocab_size, cfg.d_model, cfg.pad_id, cfg.positional,
-                                cfg.max_len, cfg.dropout)
-        self.encoder = Encoder(cfg.n_layers, cfg.d_model, cfg.n_heads, cfg.d_ff,
-                               cfg.dropout, cfg.residual)
+        self.body = TokenEncoder(vocab_size, **asdict(cfg))
         self.transform = nn.Linear(cfg.d_model, cfg.d_model)
         self.norm = LayerNorm(cfg.d_model)
         self.out_bias = nn.Parameter(torch.zeros(vocab_size))
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        h = self.encoder(self.embed(tokens), mask)  # (B, T, D)
+        h = self.body(tokens, mask)  # (B, T, D)
         h = self.norm(F.gelu(self.transform(h)))  # (B, T, D)
         # Tied weights: the score of word v is the dot product with v's embedding.
-        return h @ self.embed.tokens.weight.T + self.out_bias  # (B, T, V)
+        return h @ self.body.embed.tokens.weight.T + self.out_bias  # (B, T, V)
 
 
 class MaskedLMStep:

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from ..nn.pooling import masked_mean
-from ..nn.transformer import Embeddings, Encoder
+from ..nn.transformer import TokenEncoder
 from .registry import register_model
 
 
@@ -44,25 +44,22 @@ class TEClassifier(nn.Module):
     def __init__(self, vocab_size: int, num_classes: int, **config) -> None:
         super().__init__()
         cfg = self.config = TEConfig(**config)
-        self.embed = Embeddings(vocab_size, cfg.d_model, cfg.pad_id, cfg.positional,
-                                cfg.max_len, cfg.dropout)
-        self.encoder = Encoder(cfg.n_layers, cfg.d_model, cfg.n_heads, cfg.d_ff,
-                               cfg.dropout, cfg.residual)
+        self.body = TokenEncoder(vocab_size, **asdict(cfg))
         self.dropout = nn.Dropout(cfg.dropout)
         self.out = nn.Linear(cfg.d_model, num_classes)
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        h = self.encoder(self.embed(tokens), mask)  # (B, T, D)
+        h = self.body(tokens, mask)  # (B, T, D)
         sentence = masked_mean(h, mask)  # (B, D): pads do not count
         return self.out(self.dropout(sentence))  # (B, C)
 
     def keep_weights(self, flag: bool = True) -> None:
         """Keep each layer's attention weights; read them with ``attention_weights``."""
-        self.encoder.keep_weights(flag)
+        self.body.encoder.keep_weights(flag)
 
     def attention_weights(self) -> torch.Tensor:
         """Weights of the last forward call, ``(L, B, H, T, T)``."""
-        return self.encoder.attention_weights()
+        return self.body.encoder.attention_weights()
 
     def describe(self) -> dict:
         """The configuration and the parameter count, for tables in the book."""

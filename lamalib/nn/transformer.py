@@ -85,6 +85,15 @@ def _key_mask(mask: torch.Tensor | None) -> torch.Tensor | None:
     return None if mask is None else mask[:, None, None, :]
 
 
+@torch.no_grad()
+def _load_torch_ff_and_norms(layer: nn.Module, ref: nn.Module, blocks: list) -> None:
+    """Copy the feed-forward net and the norms ``norm1, norm2, ...`` (torch layer)."""
+    layer.ff.linear1.load_state_dict(ref.linear1.state_dict())
+    layer.ff.linear2.load_state_dict(ref.linear2.state_dict())
+    for i, block in enumerate(blocks, start=1):
+        block.norm.load_state_dict(getattr(ref, f"norm{i}").state_dict())
+
+
 class EncoderLayer(nn.Module):
     """Self-attention then feed-forward, each in a residual block, eq. (encoder-layer).
 
@@ -122,6 +131,11 @@ class EncoderLayer(nn.Module):
 
         x = self.attn_block(x, attend)  # (B, T, D)
         return self.ff_block(x, self.ff)  # (B, T, D)
+
+    def load_from_torch(self, ref: nn.TransformerEncoderLayer) -> None:
+        """Copy an ``nn.TransformerEncoderLayer`` (ReLU; ``norm_first`` must match)."""
+        self.self_attn.load_from_torch(ref.self_attn)
+        _load_torch_ff_and_norms(self, ref, [self.attn_block, self.ff_block])
 
 
 class DecoderLayer(nn.Module):
@@ -181,13 +195,29 @@ class DecoderLayer(nn.Module):
         y = self.cross_block(y, attend_source)  # (B, T, D)
         return self.ff_block(y, self.ff)  # (B, T, D)
 
+    def load_from_torch(self, ref: nn.TransformerDecoderLayer) -> None:
+        """Copy an ``nn.TransformerDecoderLayer`` (ReLU; ``norm_first`` must match)."""
+        self.self_attn.load_from_torch(ref.self_attn)
+        self.cross_attn.load_from_torch(ref.multihead_attn)
+        blocks = [self.self_block, self.cross_block, self.ff_block]
+        _load_torch_ff_and_norms(self, ref, blocks)
+
 
 class _Stack(nn.Module):
-    """Layers applied in order, plus the final norm that pre-LN needs."""
+    """``n_layers`` layers of ``layer_class`` in order, plus the final norm that pre-LN
+    needs. Arguments as ``EncoderLayer``."""
 
-    def __init__(self, layers: list[nn.Module], d_model: int, residual: str):
+    layer_class: type[nn.Module]
+
+    def __init__(
+        self, n_layers: int, d_model: int, n_heads: int, d_ff: int,
+        dropout: float = 0.1, residual: str = "post",
+    ):
         super().__init__()
-        self.layers = nn.ModuleList(layers)
+        self.layers = nn.ModuleList(
+            self.layer_class(d_model, n_heads, d_ff, dropout, residual)
+            for _ in range(n_layers)
+        )
         needs_norm = residual_class(residual).needs_final_norm
         self.final_norm = LayerNorm(d_model) if needs_norm else nn.Identity()
 
@@ -207,13 +237,7 @@ class _Stack(nn.Module):
 class Encoder(_Stack):
     """``n_layers`` encoder layers over already-embedded tokens ``(B, T, D)``."""
 
-    def __init__(
-        self, n_layers: int, d_model: int, n_heads: int, d_ff: int,
-        dropout: float = 0.1, residual: str = "post",
-    ):
-        layers = [EncoderLayer(d_model, n_heads, d_ff, dropout, residual)
-                  for _ in range(n_layers)]
-        super().__init__(layers, d_model, residual)
+    layer_class = EncoderLayer
 
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
@@ -226,13 +250,7 @@ class Encoder(_Stack):
 class Decoder(_Stack):
     """``n_layers`` decoder layers over the embedded target and the encoder memory."""
 
-    def __init__(
-        self, n_layers: int, d_model: int, n_heads: int, d_ff: int,
-        dropout: float = 0.1, residual: str = "post",
-    ):
-        layers = [DecoderLayer(d_model, n_heads, d_ff, dropout, residual)
-                  for _ in range(n_layers)]
-        super().__init__(layers, d_model, residual)
+    layer_class = DecoderLayer
 
     def forward(
         self,
@@ -272,6 +290,25 @@ class Embeddings(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         x = self.tokens(tokens) * self.scale  # (B, T, D)
         return self.positions(x)  # (B, T, D)
+
+
+class TokenEncoder(nn.Module):
+    """Token ids to contextual vectors: ``Embeddings`` then an ``Encoder`` (the body
+    of the TE classifier and of the masked LM). Arguments as those two."""
+
+    def __init__(
+        self, vocab_size: int, d_model: int, n_heads: int, d_ff: int, n_layers: int,
+        dropout: float = 0.1, residual: str = "post", positional: str = "sinusoidal",
+        max_len: int = 512, pad_id: int = 0,
+    ):
+        super().__init__()
+        self.embed = Embeddings(vocab_size, d_model, pad_id, positional, max_len,
+                                dropout)
+        self.encoder = Encoder(n_layers, d_model, n_heads, d_ff, dropout, residual)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        # tokens: (B, T) long; mask: (B, T) True at real tokens
+        return self.encoder(self.embed(tokens), mask)  # (B, T, D)
 
 
 class EncoderDecoder(nn.Module):

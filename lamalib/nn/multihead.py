@@ -83,10 +83,11 @@ def fast_attention(
 ) -> torch.Tensor:
     """The same function as :func:`scaled_dot_product_attention` on the fused kernel.
 
-    ``F.scaled_dot_product_attention`` returns NaN for a query row whose keys are all
-    masked (softmax over nothing). Such rows are let attend everywhere and their output
-    is then zeroed, which is what the from-scratch path gives. Shapes as there; returns
-    ``out (B, H, Tq, Dv)`` only.
+    For a query row whose keys are all masked (softmax over nothing), older PyTorch
+    releases and some GPU kernels return NaN (pytorch/pytorch#103749), recent CPU
+    kernels 0. So as not to depend on the version, such rows are let attend everywhere
+    (finite values and gradients) and their output is then zeroed, which is what the
+    from-scratch path gives. Shapes as there; returns ``out (B, H, Tq, Dv)`` only.
     """
     if mask is None:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)

@@ -11,16 +11,13 @@ never as absolute numbers to compare across machines. Writes
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-from pathlib import Path
 
 from lamalib.analysis.complexity import (
     COMPLEXITY_TABLE,
     loglog_slope,
     measure_complexity,
 )
-from lamalib.analysis.timing import hardware
+from lamalib.analysis.timing import save_benchmark
 from lamalib.runtime import get_device, seed_everything
 
 
@@ -57,20 +54,9 @@ def main() -> None:
         print(f"{layer:30s} log-log slope: time {s['time']:.2f}, "
               f"memory {s['memory']:.2f}")
 
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
-        "experiment": "benchmark", "model": "complexity",
-        "config": vars(args) | {"device": str(device)},
-        "metrics": {"rows": rows, "loglog_slopes": slopes},
-        "table": COMPLEXITY_TABLE,
-        "hardware": hardware(), "git_commit": commit,
-    }, indent=2) + "\n")
+    out = save_benchmark(args.out, "complexity", vars(args) | {"device": str(device)},
+                         {"rows": rows, "loglog_slopes": slopes},
+                         table=COMPLEXITY_TABLE)
     print(f"wrote {out}")
 
 

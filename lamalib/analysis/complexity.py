@@ -4,7 +4,8 @@ n grows (chapter "Self-attention and multi-head attention").
 The complexity table of Vaswani et al. (2017, table 1) says what should happen; this
 module measures what does, on the reader's machine, in one run:
 
-* time: the median of a few forward passes (``lamalib.analysis.timing``);
+* time: the median of a few forward passes, timed in turns
+  (``lamalib.analysis.timing.compare_seconds``);
 * peak memory: on CUDA, ``torch.cuda.max_memory_allocated``; on the CPU, the bytes of
   every tensor storage that PyTorch creates during the forward, counted by
   :class:`PeakMemory` (a dispatch mode: it sees each op's outputs and each free), so
@@ -14,6 +15,7 @@ module measures what does, on the reader's machine, in one run:
 from __future__ import annotations
 
 import weakref
+from functools import partial
 from typing import Callable, Sequence
 
 import torch
@@ -21,7 +23,7 @@ from torch import nn
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from lamalib.analysis.timing import median_seconds
+from lamalib.analysis.timing import compare_seconds
 from lamalib.nn.multihead import MultiHeadAttention
 
 # Per layer: total work, operations that must run one after another, and the longest
@@ -120,18 +122,18 @@ def measure_complexity(lengths: Sequence[int], d_model: int = 64, n_heads: int =
     """
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     layers = complexity_layers(d_model, n_heads, kernel)
+    for module, _ in layers.values():
+        module.to(device).eval()
     rows = []
     for n in lengths:
         x = torch.randn(batch, n, d_model, device=device)  # (B, n, D)
-        for name, (module, call) in layers.items():
-            module.to(device).eval()
-            run = lambda: call(module, x)  # noqa: E731 - one closure per layer
-            rows.append({
-                "layer": name,
-                "n": n,
-                "seconds": median_seconds(run, repeats=repeats),
-                "peak_bytes": peak_memory_bytes(run, device),
-            })
+        runs = {name: partial(call, module, x)
+                for name, (module, call) in layers.items()}
+        # Timed in turns (A, B, C, A, B, C, ...): a busy spell hits every layer alike.
+        seconds = compare_seconds(runs, repeats=repeats)
+        rows += [{"layer": name, "n": n, "seconds": seconds[name],
+                  "peak_bytes": peak_memory_bytes(run, device)}
+                 for name, run in runs.items()]
     return rows
 
 

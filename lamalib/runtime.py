@@ -55,3 +55,16 @@ def is_colab() -> bool:
 def show_progress() -> bool:
     """Whether to draw progress bars (``LAMALIB_PROGRESS=0`` turns them off, as the book build does)."""
     return os.environ.get("LAMALIB_PROGRESS", "1") != "0"
+
+
+def setup(seed: int = 0) -> str:
+    """Start a chapter: seed everything and, for the quick profile on a CPU, use one thread.
+
+    The quick profile's models are tiny; on a small CPU that other work shares, threads
+    that wait for each other make each step many times slower (and timings unsteady), so
+    one thread is faster. Returns a one-line summary to print.
+    """
+    seed_everything(seed)
+    if profile() == "quick" and get_device().type == "cpu":
+        torch.set_num_threads(1)
+    return f"profile: {profile()} | device: {get_device()} | torch threads: {torch.get_num_threads()}"

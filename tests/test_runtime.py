@@ -41,3 +41,17 @@ def test_device_override_and_colab(monkeypatch):
     assert runtime.is_colab() is False
     monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab")
     assert runtime.is_colab() is True
+
+
+def test_setup_seeds_and_uses_one_thread_for_quick_on_cpu(monkeypatch):
+    threads = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("LAMALIB_PROFILE", "quick")
+        monkeypatch.setenv("LAMALIB_DEVICE", "cpu")
+        summary = runtime.setup(seed=5)
+        a = torch.randn(3)
+        runtime.setup(seed=5)
+        assert torch.equal(a, torch.randn(3))
+        assert torch.get_num_threads() == 1 and "threads: 1" in summary
+    finally:
+        torch.set_num_threads(threads)

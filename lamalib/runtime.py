@@ -1,4 +1,5 @@
-"""Device, seeding, the run profile and Colab detection (chapter "Setup and a first model")."""
+"""Device, seeding, the run profile and Colab detection (chapter "Setup and a first
+model")."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ T_ = TypeVar("T_")
 
 
 def get_device() -> torch.device:
-    """The device to run on: CUDA when available, else CPU (``LAMALIB_DEVICE`` overrides)."""
+    """The device to run on: CUDA when available, else CPU (``LAMALIB_DEVICE``
+    overrides)."""
     name = os.environ.get("LAMALIB_DEVICE")
     if name:
         return torch.device(name)
@@ -31,7 +33,8 @@ def seed_everything(seed: int = 0) -> None:
 
 
 def profile() -> str:
-    """The run profile: ``LAMALIB_PROFILE`` if set, else ``full`` on CUDA, else ``quick``."""
+    """The run profile: ``LAMALIB_PROFILE`` if set, else ``full`` on CUDA, else
+    ``quick``."""
     value = os.environ.get("LAMALIB_PROFILE", "").strip().lower()
     if value:
         if value not in PROFILES:
@@ -53,12 +56,14 @@ def is_colab() -> bool:
 
 
 def show_progress() -> bool:
-    """Whether to draw progress bars (``LAMALIB_PROGRESS=0`` turns them off, as the book build does)."""
+    """Whether to draw progress bars (``LAMALIB_PROGRESS=0`` turns them off, as the book
+    build does)."""
     return os.environ.get("LAMALIB_PROGRESS", "1") != "0"
 
 
 def setup(seed: int = 0) -> str:
-    """Start a chapter: seed everything and, for the quick profile on a CPU, use one thread.
+    """Start a chapter: seed everything and, for the quick profile on a CPU, use one
+    thread.
 
     The quick profile's models are tiny; on a small CPU that other work shares, threads
     that wait for each other make each step many times slower (and timings unsteady), so
@@ -67,4 +72,5 @@ def setup(seed: int = 0) -> str:
     seed_everything(seed)
     if profile() == "quick" and get_device().type == "cpu":
         torch.set_num_threads(1)
-    return f"profile: {profile()} | device: {get_device()} | torch threads: {torch.get_num_threads()}"
+    threads = torch.get_num_threads()
+    return f"profile: {profile()} | device: {get_device()} | torch threads: {threads}"

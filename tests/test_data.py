@@ -5,8 +5,16 @@ import urllib.error
 import pytest
 import torch
 
-from lamalib.data import (DownloadError, Vocab, available_datasets, download, load_dataset,
-                          load_table, pad_sequences, tokenize)
+from lamalib.data import (
+    DownloadError,
+    Vocab,
+    available_datasets,
+    download,
+    load_dataset,
+    load_table,
+    pad_sequences,
+    tokenize,
+)
 from lamalib.data import fetch as download_mod
 from lamalib.data import remote
 from lamalib.data.batching import BucketBatches
@@ -14,8 +22,16 @@ from lamalib.data.synthetic import NEGATIVE, NEGATORS, POSITIVE
 
 
 def test_tokenize_splits_punctuation_and_lowercases():
-    assert tokenize("Have a GOOD day, isn't it?") == ["have", "a", "good", "day", ",",
-                                                      "isn't", "it", "?"]
+    assert tokenize("Have a GOOD day, isn't it?") == [
+        "have",
+        "a",
+        "good",
+        "day",
+        ",",
+        "isn't",
+        "it",
+        "?",
+    ]
     assert tokenize("đá lạnh") == ["đá", "lạnh"]
 
 
@@ -29,7 +45,9 @@ def test_empty_text_is_a_clear_error(text):
 
 
 def test_vocab_specials_min_freq_and_unknowns():
-    vocab = Vocab.build(["the cat", "the dog", "the cat sat"], min_freq=2, cls_token=True)
+    vocab = Vocab.build(
+        ["the cat", "the dog", "the cat sat"], min_freq=2, cls_token=True
+    )
     assert vocab.itos[:3] == ["<pad>", "<unk>", "[CLS]"]
     assert (vocab.pad_id, vocab.unk_id, vocab.cls_id) == (0, 1, 2)
     assert vocab.itos[3:] == ["the", "cat"]  # by frequency; dog and sat are too rare
@@ -65,7 +83,9 @@ def test_bucket_batches_cover_every_example_once_and_repeat_by_epoch():
     loader.set_epoch(2)
     assert [b.index.tolist() for b in loader] != first
     # Bucketing: a batch's lengths are close together, far less spread than at random.
-    spread = sum(max(len(ids[i]) for i in r) - min(len(ids[i]) for i in r) for r in first)
+    spread = sum(
+        max(len(ids[i]) for i in r) - min(len(ids[i]) for i in r) for r in first
+    )
     assert spread < 0.5 * 13 * 29
     for batch in loader:
         assert torch.equal(batch.labels, batch.index)  # labels follow their rows
@@ -97,8 +117,9 @@ def test_newsgroup_headers_that_name_the_label_are_removed():
 def test_synthetic_keywords_are_where_the_extras_say():
     d = load_dataset("synthetic_sentiment", split="valid", n=300)
     assert d.texts == load_dataset("synthetic_sentiment", split="valid", n=300).texts
-    for text, label, pos, neg in zip(d.texts, d.labels, d.extras["keyword_positions"],
-                                     d.extras["negated"]):
+    for text, label, pos, neg in zip(
+        d.texts, d.labels, d.extras["keyword_positions"], d.extras["negated"]
+    ):
         words = tokenize(text)
         keyword = words[pos[-1]]
         polarity = 1 if keyword in POSITIVE else 0
@@ -133,15 +154,20 @@ def test_load_table_csv_and_tsv(tmp_path):
 def _kim_file(path):
     # The real format: "<label> <text>", Windows-1252 bytes, an in-line 0x85 byte, and a
     # label-only line as in the CR original.
-    path.write_bytes(b"1 a stirring , funny film \x85 truly\n0 dull and tedious .\n0 \n"
-                     b"1 \x93great\x94 fun\n")
+    path.write_bytes(
+        b"1 a stirring , funny film \x85 truly\n0 dull and tedious .\n0 \n"
+        b"1 \x93great\x94 fun\n"
+    )
     return path
 
 
 def test_kim_format_parser_keeps_lines_together(tmp_path):
     texts, labels = remote.read_label_text_file(_kim_file(tmp_path / "x.all"))
     assert labels == [1, 0, 1]
-    assert texts[0] == "a stirring , funny film \u2026 truly" and texts[2] == "\u201cgreat\u201d fun"
+    assert (
+        texts[0] == "a stirring , funny film \u2026 truly"
+        and texts[2] == "\u201cgreat\u201d fun"
+    )
 
 
 def test_download_verifies_checksum_and_leaves_nothing_half_done(tmp_path, monkeypatch):
@@ -161,15 +187,23 @@ def test_sentence_set_loads_from_a_mirror(tmp_path, monkeypatch):
     mirror.mkdir()
     lines = [f"{i % 2} sentence number {i}" for i in range(50)]
     (mirror / "subj.all").write_text("\n".join(lines) + "\n")
-    monkeypatch.setitem(remote.SHA256, "subj.all", download_mod.sha256sum(mirror / "subj.all"))
-    parts = [remote.sentence_set("subj", s, base_url=mirror.as_uri() + "/")
-             for s in ("train", "valid", "test")]
+    monkeypatch.setitem(
+        remote.SHA256, "subj.all", download_mod.sha256sum(mirror / "subj.all")
+    )
+    parts = [
+        remote.sentence_set("subj", s, base_url=mirror.as_uri() + "/")
+        for s in ("train", "valid", "test")
+    ]
     texts = [t for p in parts for t in p.texts]
-    assert len(parts[0]) == 40 and sorted(texts) == sorted(t.split(" ", 1)[1] for t in lines)
+    assert len(parts[0]) == 40 and sorted(texts) == sorted(
+        t.split(" ", 1)[1] for t in lines
+    )
     assert parts[0].label_names == ["subjective", "objective"]
 
 
-def test_offline_download_fails_fast_and_names_the_embedded_alternative(tmp_path, monkeypatch):
+def test_offline_download_fails_fast_and_names_the_embedded_alternative(
+    tmp_path, monkeypatch
+):
     monkeypatch.setenv("LAMALIB_DATA", str(tmp_path))
 
     def offline(*args, **kwargs):

@@ -1,4 +1,5 @@
-"""Checks on the book's files; nbval (``make test``) executes the notebooks themselves."""
+"""Checks on the book's files; nbval (``make test``) executes the notebooks
+themselves."""
 
 import json
 import re
@@ -33,8 +34,11 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_committed_without_outputs(path):
-    dirty = [i for i, c in enumerate(_cells(path))
-             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    dirty = [
+        i
+        for i, c in enumerate(_cells(path))
+        if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))
+    ]
     assert not dirty, f"{path.name}: cells {dirty} carry outputs; run `make strip`"
 
 
@@ -43,7 +47,8 @@ def test_first_code_cell_installs_lamalib_from_the_configured_url(path):
     first = next(c for c in _cells(path) if c["cell_type"] == "code")
     assert is_install_cell(first), f"{path.name}: run `python tools/sync_colab_cell.py`"
     assert "".join(first["source"]) == install_cell_source(), (
-        f"{path.name}: install cell is out of date with _config.yml; run `make sync`")
+        f"{path.name}: install cell is out of date with _config.yml; run `make sync`"
+    )
 
 
 def test_install_cell_uses_the_one_url_in_config():

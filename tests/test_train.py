@@ -13,22 +13,32 @@ def task():
     train = load_dataset("synthetic_sentiment", "train", n=400, p_negate=0.0)
     valid = load_dataset("synthetic_sentiment", "valid", n=200, p_negate=0.0)
     vocab = Vocab.build(train.texts)
-    return vocab, make_loader(train, vocab, 32, shuffle=True), make_loader(valid, vocab, 64)
+    return (
+        vocab,
+        make_loader(train, vocab, 32, shuffle=True),
+        make_loader(valid, vocab, 64),
+    )
 
 
 def _model(vocab, seed=0):
     torch.manual_seed(seed)
-    return build_model("avg", vocab_size=len(vocab), num_classes=2, embed_dim=16, dropout=0.1)
+    return build_model(
+        "avg", vocab_size=len(vocab), num_classes=2, embed_dim=16, dropout=0.1
+    )
 
 
 def test_fit_learns_the_planted_keywords(task):
     vocab, train, valid = task
     model = _model(vocab)
     before = evaluate(model, valid)["accuracy"]
-    history = fit(model, train, valid, TrainConfig(epochs=6, lr=0.05, patience=6,
-                                                   progress=False))
+    history = fit(
+        model, train, valid, TrainConfig(epochs=6, lr=0.05, patience=6, progress=False)
+    )
     after = evaluate(model, valid)["accuracy"]
-    assert len(history) == 6 and history.column("train_loss")[-1] < history[0]["train_loss"]
+    assert (
+        len(history) == 6
+        and history.column("train_loss")[-1] < history[0]["train_loss"]
+    )
     assert before < 0.75 and after > 0.95
     # The kept weights are the best epoch's: evaluating them reproduces its score.
     assert after == pytest.approx(max(history.column("valid_accuracy")))
@@ -41,7 +51,9 @@ def test_evaluate_and_predict_match_a_manual_pass(task):
     correct, loss, n = 0, 0.0, 0
     for batch in valid:
         logits = model(batch.tokens, batch.mask)
-        loss += torch.nn.functional.cross_entropy(logits, batch.labels, reduction="sum").item()
+        loss += torch.nn.functional.cross_entropy(
+            logits, batch.labels, reduction="sum"
+        ).item()
         correct += (logits.argmax(-1) == batch.labels).sum().item()
         n += len(batch)
     scores = evaluate(model, valid)
@@ -49,16 +61,21 @@ def test_evaluate_and_predict_match_a_manual_pass(task):
     assert scores["loss"] == pytest.approx(loss / n, rel=1e-5)
     probs, labels = predict(model, valid)
     assert probs.shape == (n, 2) and torch.allclose(probs.sum(-1), torch.ones(n))
-    truth = torch.tensor(load_dataset("synthetic_sentiment", "valid", n=200,
-                                      p_negate=0.0).labels)
+    truth = torch.tensor(
+        load_dataset("synthetic_sentiment", "valid", n=200, p_negate=0.0).labels
+    )
     assert (labels == truth).float().mean().item() == pytest.approx(scores["accuracy"])
 
 
 def test_early_stopping_waits_patience_epochs(task):
     vocab, train, valid = task
     # lr=0 never improves after epoch 1, so the run stops after 1 + patience epochs.
-    history = fit(_model(vocab), train, valid, TrainConfig(epochs=10, lr=0.0, patience=2,
-                                                           progress=False))
+    history = fit(
+        _model(vocab),
+        train,
+        valid,
+        TrainConfig(epochs=10, lr=0.0, patience=2, progress=False),
+    )
     assert len(history) == 3 and history.stopped_early and history.best_epoch == 1
 
 
@@ -78,14 +95,21 @@ def test_resume_from_checkpoint_gives_identical_weights(task, tmp_path):
 
     interrupted = _model(vocab, seed=0)
     with pytest.raises(_Interrupt):
-        fit(interrupted, train, valid, TrainConfig(checkpoint_dir=tmp_path, **config),
-            callbacks=[disconnect])
+        fit(
+            interrupted,
+            train,
+            valid,
+            TrainConfig(checkpoint_dir=tmp_path, **config),
+            callbacks=[disconnect],
+        )
     # A new session: a fresh model with other initial weights, resumed from disk.
     resumed = _model(vocab, seed=123)
     torch.manual_seed(999)  # and another global RNG state: the checkpoint restores it
     history = fit(resumed, train, valid, TrainConfig(checkpoint_dir=tmp_path, **config))
     assert history.column("epoch") == [1, 2, 3, 4, 5]
-    for (name, a), b in zip(straight.state_dict().items(), resumed.state_dict().values()):
+    for (name, a), b in zip(
+        straight.state_dict().items(), resumed.state_dict().values()
+    ):
         assert torch.equal(a, b), name
     assert sorted(p.name for p in tmp_path.iterdir()) == ["last.pt"]
 
@@ -96,4 +120,6 @@ def test_regularization_is_added_to_the_loss(task):
     batch = next(iter(valid))
     plain = classification_step(model, batch).loss
     model.regularization = lambda: torch.tensor(2.5)
-    assert classification_step(model, batch).loss.item() == pytest.approx(plain.item() + 2.5)
+    assert classification_step(model, batch).loss.item() == pytest.approx(
+        plain.item() + 2.5
+    )

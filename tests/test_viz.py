@@ -8,8 +8,14 @@ import torch
 
 from lamalib.models.avg import AvgClassifier
 from lamalib.train.history import History
-from lamalib.viz import (attention_heatmap, highlight_rows, highlight_tokens, plot_history,
-                         show_source, source_of)
+from lamalib.viz import (
+    attention_heatmap,
+    highlight_rows,
+    highlight_tokens,
+    plot_history,
+    show_source,
+    source_of,
+)
 
 
 def test_show_source_renders_the_library_code():
@@ -42,11 +48,23 @@ def test_heatmap_draws_the_weights_it_is_given():
 
 
 def test_plot_history_draws_every_recorded_curve():
-    history = History([{"epoch": e, "train_loss": 1 / e, "valid_loss": 1.2 / e,
-                        "train_accuracy": 0.5 + e / 10, "valid_accuracy": 0.5 + e / 20}
-                       for e in (1, 2, 3)], best_epoch=3)
+    history = History(
+        [
+            {
+                "epoch": e,
+                "train_loss": 1 / e,
+                "valid_loss": 1.2 / e,
+                "train_accuracy": 0.5 + e / 10,
+                "valid_accuracy": 0.5 + e / 20,
+            }
+            for e in (1, 2, 3)
+        ],
+        best_epoch=3,
+    )
     fig = plot_history(history)
     loss_ax, acc_ax = fig.axes
     assert [list(line.get_ydata()) for line in loss_ax.lines[:2]] == [
-        history.column("train_loss"), history.column("valid_loss")]
+        history.column("train_loss"),
+        history.column("valid_loss"),
+    ]
     assert len(acc_ax.lines) == 3  # train, valid, and the kept-epoch marker

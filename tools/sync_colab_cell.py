@@ -34,13 +34,21 @@ def is_install_cell(cell: dict) -> bool:
 
 
 def sync(path: Path, source: str) -> bool:
-    """Put the install cell first among the code cells of ``path``; True if it changed."""
+    """Put the install cell first among the code cells of ``path``; True if it
+    changed."""
     nb = json.loads(path.read_text())
     cells = [c for c in nb["cells"] if not is_install_cell(c)]
-    first_code = next((i for i, c in enumerate(cells) if c["cell_type"] == "code"), len(cells))
-    cell = {"cell_type": "code", "execution_count": None, "id": "colab-install",
-            "metadata": {"tags": ["colab"]}, "outputs": [],
-            "source": source.splitlines(keepends=True)}
+    first_code = next(
+        (i for i, c in enumerate(cells) if c["cell_type"] == "code"), len(cells)
+    )
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "colab-install",
+        "metadata": {"tags": ["colab"]},
+        "outputs": [],
+        "source": source.splitlines(keepends=True),
+    }
     cells.insert(first_code, cell)
     changed = cells != nb["cells"]
     if changed:

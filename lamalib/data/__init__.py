@@ -13,7 +13,19 @@ from .tokenize import tokenize
 from .vocab import Vocab
 
 __all__ = [
-    "Batch", "BucketBatches", "DownloadError", "TextDataset", "Vocab", "available_datasets",
-    "data_dir", "download", "gensim_datapath", "load_corpus", "load_dataset", "load_table",
-    "make_loader", "pad_sequences", "tokenize",
+    "Batch",
+    "BucketBatches",
+    "DownloadError",
+    "TextDataset",
+    "Vocab",
+    "available_datasets",
+    "data_dir",
+    "download",
+    "gensim_datapath",
+    "load_corpus",
+    "load_dataset",
+    "load_table",
+    "make_loader",
+    "pad_sequences",
+    "tokenize",
 ]

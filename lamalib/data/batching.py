@@ -18,7 +18,8 @@ def pad_sequences(
     """Right-pad id sequences into one tensor.
 
     Returns:
-        tokens: ``(B, T)`` long, T the longest length; mask: ``(B, T)`` bool, True on tokens.
+        tokens: ``(B, T)`` long, T the longest length; mask: ``(B, T)`` bool, True on
+        tokens.
     """
     if len(seqs) == 0:
         raise ValueError("pad_sequences needs at least one sequence")
@@ -45,7 +46,9 @@ class Batch:
     index: torch.Tensor
 
     def to(self, device: torch.device | str) -> "Batch":
-        return Batch(*(t.to(device) for t in (self.tokens, self.mask, self.labels, self.index)))
+        return Batch(
+            *(t.to(device) for t in (self.tokens, self.mask, self.labels, self.index))
+        )
 
     def __len__(self) -> int:
         return self.tokens.shape[0]
@@ -54,9 +57,10 @@ class Batch:
 class BucketBatches:
     """Iterates over padded :class:`Batch` es of similar length.
 
-    Bucketing sorts examples by length inside chunks of ``batch_size * 50`` so that a batch
-    wastes little compute on padding, then shuffles the batches. The order depends only on
-    ``seed`` and the epoch set by :meth:`set_epoch`, so a resumed run sees the same batches.
+    Bucketing sorts examples by length inside chunks of ``batch_size * 50`` so that a
+    batch wastes little compute on padding, then shuffles the batches. The order depends
+    only on ``seed`` and the epoch set by :meth:`set_epoch`, so a resumed run sees the
+    same batches.
     """
 
     def __init__(
@@ -92,9 +96,13 @@ class BucketBatches:
             idx = [
                 i
                 for start in range(0, len(idx), chunk)
-                for i in sorted(idx[start : start + chunk], key=lambda i: len(self.ids[i]))
+                for i in sorted(
+                    idx[start : start + chunk], key=lambda i: len(self.ids[i])
+                )
             ]
-        batches = [idx[i : i + self.batch_size] for i in range(0, len(idx), self.batch_size)]
+        batches = [
+            idx[i : i + self.batch_size] for i in range(0, len(idx), self.batch_size)
+        ]
         if self.shuffle:
             rng.shuffle(batches)
         return batches
@@ -118,6 +126,9 @@ def make_loader(
     add_cls: bool = False,
     max_len: int | None = None,
 ) -> BucketBatches:
-    """Encode a dataset with ``vocab`` and batch it (``max_len`` truncates long texts)."""
+    """Encode a dataset with ``vocab`` and batch it (``max_len`` truncates long
+    texts)."""
     ids = [vocab.encode(t, add_cls=add_cls)[:max_len] for t in dataset.texts]
-    return BucketBatches(ids, dataset.labels, batch_size, shuffle, seed, pad_id=vocab.pad_id)
+    return BucketBatches(
+        ids, dataset.labels, batch_size, shuffle, seed, pad_id=vocab.pad_id
+    )

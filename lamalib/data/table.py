@@ -34,10 +34,17 @@ def load_table(
                 "Pass text_col= and label_col= to name yours."
             )
     raw_labels = [row[label_col].strip() for row in rows]
-    names = label_names or sorted(set(raw_labels), key=lambda s: (not s.isdigit(), s.zfill(9)))
+    names = label_names or sorted(
+        set(raw_labels), key=lambda s: (not s.isdigit(), s.zfill(9))
+    )
     unknown = set(raw_labels) - set(names)
     if unknown:
         raise ValueError(f"labels {sorted(unknown)} are not in label_names={names}")
     index = {name: i for i, name in enumerate(names)}
-    return TextDataset([row[text_col] for row in rows], [index[y] for y in raw_labels],
-                       list(names), path.stem, "all")
+    return TextDataset(
+        [row[text_col] for row in rows],
+        [index[y] for y in raw_labels],
+        list(names),
+        path.stem,
+        "all",
+    )

@@ -1,4 +1,5 @@
-"""Reading the original corpus files, whose encodings vary (UTF-8, Windows-1252, Latin-1)."""
+"""Reading the original corpus files, whose encodings vary (UTF-8, Windows-1252,
+Latin-1)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 
 
 def read_lines(path: Path) -> list[str]:
-    """Non-empty lines of a text file in whichever of UTF-8 / cp1252 / Latin-1 decodes it.
+    """Non-empty lines of a text file in whichever of UTF-8 / cp1252 / Latin-1 decodes
+    it.
 
     Only ``\\n`` ends a line: some originals contain the byte 0x85, which
     ``str.splitlines`` would take for a line break.

@@ -1,4 +1,5 @@
-"""Tokenization: text -> list of lowercase tokens (chapter "Setup and a first model")."""
+"""Tokenization: text -> list of lowercase tokens (chapter "Setup and a first
+model")."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|\S", re.UNICODE)
 
 
 def tokenize(text: str) -> list[str]:
-    """Split ``text`` into lowercase tokens; punctuation marks become tokens of their own.
+    """Split ``text`` into lowercase tokens; punctuation marks become tokens of their
+    own.
 
     Raises:
-        ValueError: if ``text`` is empty or only white space (there is nothing to encode).
+        ValueError: if ``text`` is empty or only white space (there is nothing to
+        encode).
     """
     if not isinstance(text, str):
         raise TypeError(f"tokenize expects a str, got {type(text).__name__}")

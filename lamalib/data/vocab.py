@@ -1,4 +1,5 @@
-"""A vocabulary: token <-> id, with <pad>, <unk> and an optional [CLS] (chapter "Setup")."""
+"""A vocabulary: token <-> id, with <pad>, <unk> and an optional [CLS] (chapter
+"Setup")."""
 
 from __future__ import annotations
 
@@ -87,7 +88,9 @@ class Vocab:
         ids = [self[tok] for tok in tokens]
         if add_cls:
             if self.cls_id is None:
-                raise ValueError("This Vocab has no [CLS]: build it with cls_token=True.")
+                raise ValueError(
+                    "This Vocab has no [CLS]: build it with cls_token=True."
+                )
             ids = [self.cls_id] + ids
         return ids
 

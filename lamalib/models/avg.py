@@ -1,17 +1,20 @@
-"""AVG: the averaged-embedding baseline classifier (chapter "Setup and a first model")."""
+"""AVG: the averaged-embedding baseline classifier (chapter "Setup and a first
+model")."""
 
 from __future__ import annotations
 
 import torch
 from torch import nn
 
+from ..nn.embedding import word_embedding
 from ..nn.pooling import masked_mean
 from .registry import register_model
 
 
 @register_model("avg")
 class AvgClassifier(nn.Module):
-    """Average the word vectors of a sentence, then a linear layer: the simplest baseline.
+    """Average the word vectors of a sentence, then a linear layer: the simplest
+    baseline.
 
     Args:
         vocab_size: V. num_classes: C. embed_dim: E.
@@ -19,12 +22,16 @@ class AvgClassifier(nn.Module):
         dropout: on the averaged vector.
     """
 
-    def __init__(self, vocab_size: int, num_classes: int, embed_dim: int = 100,
-                 pretrained: torch.Tensor | None = None, dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        vocab_size: int,
+        num_classes: int,
+        embed_dim: int = 100,
+        pretrained: torch.Tensor | None = None,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
-        self.embed = nn.Embedding(vocab_size, embed_dim, padding_idx=0)
-        if pretrained is not None:
-            self.embed.weight.data.copy_(torch.as_tensor(pretrained))
+        self.embed = word_embedding(vocab_size, embed_dim, pretrained)
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(embed_dim, num_classes)
 
@@ -34,11 +41,14 @@ class AvgClassifier(nn.Module):
         return self.out(self.dropout(sentence))  # (B, C)
 
     @torch.no_grad()
-    def token_contributions(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def token_contributions(
+        self, tokens: torch.Tensor, mask: torch.Tensor
+    ) -> torch.Tensor:
         """What each token adds to each class logit, ``(B, T, C)``; pads add 0.
 
-        AVG is linear after the embedding, so the logits are exactly the bias plus the sum
-        of these contributions (``W e_t / n`` for the n real tokens): no approximation.
+        AVG is linear after the embedding, so the logits are exactly the bias plus the
+        sum of these contributions (``W e_t / n`` for the n real tokens): no
+        approximation.
         """
         x = self.embed(tokens) * mask.unsqueeze(-1)  # (B, T, E)
         n = mask.sum(1).clamp_min(1)[:, None, None]  # (B, 1, 1)

@@ -1,7 +1,7 @@
 """Models by name: ``build_model("avg", vocab_size=..., num_classes=...)``.
 
-Every module in ``lamalib/models`` registers its classes with :func:`register_model`; the
-registry imports them all on first use, so adding a model file needs no other edit.
+Every module in ``lamalib/models`` registers its classes with :func:`register_model`;
+the registry imports them all on first use, so adding a model file needs no other edit.
 """
 
 from __future__ import annotations
@@ -44,5 +44,7 @@ def build_model(name: str, **kwargs) -> torch.nn.Module:
     """Instantiate the model registered as ``name`` with ``kwargs``."""
     _import_all()
     if name not in MODELS:
-        raise KeyError(f"Unknown model {name!r}. Available: {', '.join(sorted(MODELS))}.")
+        raise KeyError(
+            f"Unknown model {name!r}. Available: {', '.join(sorted(MODELS))}."
+        )
     return MODELS[name](**kwargs)

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from ..nn.bigru import BiGRU
+from ..nn.embedding import word_embedding
 from ..nn.san import StructuredSelfAttention, attention_penalty
 from .registry import register_model
 
@@ -37,10 +38,8 @@ class SANClassifier(nn.Module):
                  pretrained: torch.Tensor | None = None,
                  freeze_embeddings: bool = False, dropout: float = 0.0) -> None:
         super().__init__()
-        self.embed = nn.Embedding(vocab_size, embed_dim, padding_idx=0)
-        if pretrained is not None:
-            self.embed.weight.data.copy_(torch.as_tensor(pretrained))
-        self.embed.weight.requires_grad_(not freeze_embeddings)
+        self.embed = word_embedding(vocab_size, embed_dim, pretrained,
+                                    freeze=freeze_embeddings)
         self.dropout = nn.Dropout(dropout)
         self.encoder = BiGRU(embed_dim, hidden_size)
         self.attention = StructuredSelfAttention(self.encoder.output_size, d_a, hops)

@@ -8,7 +8,6 @@ co-attention of Lu et al. (2016) and the coattention encoder of Xiong et al. (20
 
 from __future__ import annotations
 
-import torch
 from torch import nn
 
 from lamalib.nn.attention import GeneralScore

@@ -1,7 +1,8 @@
 """Masks and the masked softmax (chapter "Attention mechanisms").
 
 Convention: a bool mask is ``True`` where a position takes part (a real token, or a key
-that a query may attend to) and ``False`` where it must be ignored (padding, the future).
+that a query may attend to) and ``False`` where it must be ignored (padding, the
+future).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import torch
 
 
 def lengths_to_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Tensor:
-    """Bool mask ``(B, T)`` that is True for the first ``lengths[b]`` positions of row b."""
+    """Bool mask ``(B, T)``, True on the first ``lengths[b]`` positions of row b."""
     lengths = torch.as_tensor(lengths)
     T = int(lengths.max()) if max_len is None else max_len
     positions = torch.arange(T, device=lengths.device)  # (T,)
@@ -18,16 +19,19 @@ def lengths_to_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.
 
 
 def causal_mask(T: int, device: torch.device | None = None) -> torch.Tensor:
-    """Bool mask ``(T, T)``: query i may look at keys j <= i (no position sees a later one)."""
+    """Bool mask ``(T, T)``: query i may look at keys j <= i, never at a later one."""
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
-def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None, dim: int = -1) -> torch.Tensor:
+def masked_softmax(
+    scores: torch.Tensor, mask: torch.Tensor | None, dim: int = -1
+) -> torch.Tensor:
     """Softmax of ``scores`` over ``dim`` where ``mask`` is False gets weight exactly 0.
 
     Never returns NaN: a row whose keys are all masked gets all-zero weights (not the
-    uniform distribution, and not the NaN that ``softmax`` of all ``-inf`` gives). Works in
-    float16: masked scores are filled with the dtype's lowest finite value, not ``-inf``.
+    uniform distribution, and not the NaN that ``softmax`` of all ``-inf`` gives). Works
+    in float16: masked scores are filled with the dtype's lowest finite value, not
+    ``-inf``.
 
     Args:
         scores: any shape, e.g. ``(B, Tq, Tk)`` or ``(B, H, Tq, Tk)``.

@@ -14,7 +14,8 @@ def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 def masked_max(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Max of ``x (B, T, D)`` over the real tokens of ``mask (B, T)`` -> ``(B, D)``.
 
-    Pads are filled with the lowest value first, so they never win; an all-pad row gives 0.
+    Pads are filled with the lowest value first, so they never win; an all-pad row gives
+    0.
     """
     filled = x.masked_fill(~mask.unsqueeze(-1), torch.finfo(x.dtype).min)  # (B, T, D)
     out = filled.max(1).values  # (B, D)

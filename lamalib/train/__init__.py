@@ -8,5 +8,12 @@ from .history import History
 from .loop import evaluate, fit, predict
 from .steps import StepOutput, classification_step
 
-__all__ = ["History", "StepOutput", "TrainConfig", "classification_step", "evaluate", "fit",
-           "predict"]
+__all__ = [
+    "History",
+    "StepOutput",
+    "TrainConfig",
+    "classification_step",
+    "evaluate",
+    "fit",
+    "predict",
+]

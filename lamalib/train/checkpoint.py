@@ -1,8 +1,9 @@
-"""Saving and restoring a whole training state, so a run resumes after a Colab disconnect.
+"""Saving and restoring a whole training state, so a run resumes after a Colab
+disconnect.
 
-A checkpoint holds the weights, the optimizer and grad-scaler state, the history, the best
-weights so far and every random-number generator, so the resumed run continues exactly
-where the interrupted one stopped (chapter "Setup and a first model").
+A checkpoint holds the weights, the optimizer and grad-scaler state, the history, the
+best weights so far and every random-number generator, so the resumed run continues
+exactly where the interrupted one stopped (chapter "Setup and a first model").
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def set_rng_state(state: dict) -> None:
 
 
 def save_checkpoint(path: Path, state: dict) -> None:
-    """Write ``state`` atomically: a crash mid-write never leaves a broken checkpoint."""
+    """Write ``state`` atomically: a crash mid-write never leaves a broken
+    checkpoint."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save({**state, "rng": rng_state()}, tmp)

@@ -10,11 +10,15 @@ from pathlib import Path
 class TrainConfig:
     epochs: int = 10  # upper bound; early stopping may end sooner
     lr: float = 1e-3  # Adam learning rate
-    weight_decay: float = 0.0  # L2 penalty through the optimizer (AdamW-style decoupled)
+    weight_decay: float = (
+        0.0  # L2 penalty through the optimizer (AdamW-style decoupled)
+    )
     patience: int = 3  # epochs without a better validation score before stopping
     clip_grad: float | None = 5.0  # max gradient norm; None turns clipping off
     seed: int = 0  # seeds weights' init order, dropout and batch order
-    checkpoint_dir: str | Path | None = None  # save each epoch here; None: no checkpoints
+    checkpoint_dir: str | Path | None = (
+        None  # save each epoch here; None: no checkpoints
+    )
     resume: bool = True  # continue from checkpoint_dir's checkpoint if there is one
     amp: bool = True  # mixed precision (float16 autocast + grad scaling), CUDA only
     device: str | None = None  # None: lamalib.runtime.get_device()

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 @dataclass
 class History:
-    """One dict per epoch: ``epoch``, ``train_loss``, ``train_accuracy``, ``valid_loss``,
-    ``valid_accuracy``, ``seconds``. ``best_epoch`` is the epoch whose weights were kept."""
+    """One dict per epoch: ``epoch``, ``train_loss``, ``train_accuracy``,
+    ``valid_loss``, ``valid_accuracy``, ``seconds``. ``best_epoch`` is the epoch whose
+    weights were kept."""
 
     records: list[dict] = field(default_factory=list)
     best_epoch: int | None = None
@@ -26,8 +27,12 @@ class History:
         return [r[key] for r in self.records if key in r]
 
     def state_dict(self) -> dict:
-        return dict(records=self.records, best_epoch=self.best_epoch,
-                    best_score=self.best_score, stopped_early=self.stopped_early)
+        return dict(
+            records=self.records,
+            best_epoch=self.best_epoch,
+            best_score=self.best_score,
+            stopped_early=self.stopped_early,
+        )
 
     @classmethod
     def from_state_dict(cls, state: dict) -> "History":

@@ -1,4 +1,5 @@
-"""One training loop for every model in the course (chapter "Setup and a first model")."""
+"""One training loop for every model in the course (chapter "Setup and a first
+model")."""
 
 from __future__ import annotations
 
@@ -30,8 +31,13 @@ def _cpu_copy(model: torch.nn.Module) -> dict:
 
 
 @torch.no_grad()
-def evaluate(model: torch.nn.Module, loader: Iterable, step: Step = classification_step,
-             device: torch.device | str | None = None, amp: bool = False) -> dict:
+def evaluate(
+    model: torch.nn.Module,
+    loader: Iterable,
+    step: Step = classification_step,
+    device: torch.device | str | None = None,
+    amp: bool = False,
+) -> dict:
     """Mean loss and accuracy of ``model`` over ``loader`` (no gradients, eval mode)."""
     device = torch.device(device) if device else next(model.parameters()).device
     was_training = model.training
@@ -47,7 +53,9 @@ def evaluate(model: torch.nn.Module, loader: Iterable, step: Step = classificati
 
 
 @torch.no_grad()
-def predict(model: torch.nn.Module, loader: Iterable) -> tuple[torch.Tensor, torch.Tensor]:
+def predict(
+    model: torch.nn.Module, loader: Iterable
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Class probabilities ``(N, C)`` and predicted labels ``(N,)`` in dataset order."""
     device = next(model.parameters()).device
     was_training = model.training
@@ -75,23 +83,26 @@ def fit(
 
     Each epoch: one pass over ``train`` (``train.set_epoch(epoch)`` is called when it
     exists, so batch order depends only on the seed and the epoch), then ``valid`` is
-    scored; the best validation accuracy (or, without ``valid``, the lowest training loss)
-    picks the weights to keep, and ``patience`` epochs without improvement stop the run.
-    With ``checkpoint_dir`` the whole state is saved after every epoch and a later call
-    with the same directory resumes from it. Mixed precision is used on CUDA.
+    scored; the best validation accuracy (or, without ``valid``, the lowest training
+    loss) picks the weights to keep, and ``patience`` epochs without improvement stop
+    the run. With ``checkpoint_dir`` the whole state is saved after every epoch and a
+    later call with the same directory resumes from it. Mixed precision is used on CUDA.
     """
     config = config or TrainConfig()
     device = torch.device(config.device) if config.device else get_device()
     model.to(device)
     seed_everything(config.seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=config.lr, weight_decay=config.weight_decay
+    )
     use_amp = config.amp and device.type == "cuda"
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     progress = show_progress() if config.progress is None else config.progress
     history, best_state, bad_epochs, first_epoch = History(), None, 0, 1
 
-    ckpt = Path(config.checkpoint_dir) / CHECKPOINT_NAME if config.checkpoint_dir else None
+    ckpt = (
+        Path(config.checkpoint_dir) / CHECKPOINT_NAME if config.checkpoint_dir else None
+    )
     if ckpt is not None and config.resume and ckpt.exists():
         state = load_checkpoint(ckpt, map_location=device)
         model.load_state_dict(state["model"])
@@ -109,8 +120,12 @@ def fit(
         start = time.perf_counter()
         model.train()
         total_loss, correct, count = 0.0, 0, 0
-        bar = tqdm(train, desc=f"epoch {epoch}/{config.epochs}", leave=False,
-                   disable=not progress)
+        bar = tqdm(
+            train,
+            desc=f"epoch {epoch}/{config.epochs}",
+            leave=False,
+            disable=not progress,
+        )
         for batch in bar:
             with _autocast(device, use_amp):
                 out = step(model, batch.to(device))
@@ -124,8 +139,11 @@ def fit(
             total_loss += float(out.loss.detach()) * out.count
             correct, count = correct + out.correct, count + out.count
             bar.set_postfix(loss=f"{total_loss / max(count, 1):.4f}")
-        record = {"epoch": epoch, "train_loss": total_loss / max(count, 1),
-                  "train_accuracy": correct / max(count, 1)}
+        record = {
+            "epoch": epoch,
+            "train_loss": total_loss / max(count, 1),
+            "train_accuracy": correct / max(count, 1),
+        }
         if valid is not None:
             scores = evaluate(model, valid, step, device, use_amp)
             record.update(valid_loss=scores["loss"], valid_accuracy=scores["accuracy"])
@@ -142,11 +160,18 @@ def fit(
             bad_epochs += 1
         history.stopped_early = bad_epochs >= config.patience
         if ckpt is not None:
-            save_checkpoint(ckpt, {
-                "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "scaler": scaler.state_dict(), "history": history.state_dict(),
-                "best_state": best_state, "bad_epochs": bad_epochs, "epoch": epoch,
-            })
+            save_checkpoint(
+                ckpt,
+                {
+                    "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "scaler": scaler.state_dict(),
+                    "history": history.state_dict(),
+                    "best_state": best_state,
+                    "bad_epochs": bad_epochs,
+                    "epoch": epoch,
+                },
+            )
         for callback in callbacks:
             callback(epoch, history, model)
         if history.stopped_early:

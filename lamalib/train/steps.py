@@ -1,7 +1,7 @@
 """What one batch contributes to training: a loss and a count of correct predictions.
 
-``fit`` calls a *step* on every batch, so classifiers, seq2seq models and masked language
-models share one loop; each task only says how its loss is computed.
+``fit`` calls a *step* on every batch, so classifiers, seq2seq models and masked
+language models share one loop; each task only says how its loss is computed.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ class StepOutput(NamedTuple):
 def classification_step(model: torch.nn.Module, batch) -> StepOutput:
     """Cross-entropy of ``model(batch.tokens, batch.mask)`` against ``batch.labels``.
 
-    A model with a ``regularization()`` method (e.g. SAN's attention penalty) has its value
-    added to the loss.
+    A model with a ``regularization()`` method (e.g. SAN's attention penalty) has its
+    value added to the loss.
     """
     logits = model(batch.tokens, batch.mask)  # (B, C)
     loss = F.cross_entropy(logits.float(), batch.labels)

@@ -6,14 +6,19 @@ import matplotlib.pyplot as plt
 
 
 def plot_history(history, title: str | None = None):
-    """Loss (left) and accuracy (right) per epoch, train vs valid; the kept epoch marked.
+    """Loss (left) and accuracy (right) per epoch, train vs valid; the kept epoch
+    marked.
 
     Returns the matplotlib Figure.
     """
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9, 3.2))
     epochs = history.column("epoch")
-    for key, ax, style in [("train_loss", ax_loss, "-o"), ("valid_loss", ax_loss, "-s"),
-                           ("train_accuracy", ax_acc, "-o"), ("valid_accuracy", ax_acc, "-s")]:
+    for key, ax, style in [
+        ("train_loss", ax_loss, "-o"),
+        ("valid_loss", ax_loss, "-s"),
+        ("train_accuracy", ax_acc, "-o"),
+        ("valid_accuracy", ax_acc, "-s"),
+    ]:
         values = history.column(key)
         if values:
             ax.plot(epochs[: len(values)], values, style, ms=3, label=key.split("_")[0])

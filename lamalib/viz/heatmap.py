@@ -8,23 +8,37 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 
-def attention_heatmap(weights, x_labels: Sequence[str], y_labels: Sequence[str],
-                      ax=None, title: str | None = None, cmap: str = "viridis",
-                      colorbar: bool = True):
+def attention_heatmap(
+    weights,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    ax=None,
+    title: str | None = None,
+    cmap: str = "viridis",
+    colorbar: bool = True,
+):
     """Draw ``weights (Tq, Tk)``: rows are queries (``y_labels``), columns keys.
 
     Returns the Axes. Accepts a tensor or array; values are shown as they are (no
     renormalisation), so masked keys stay at 0.
     """
-    w = np.asarray(weights.detach().cpu() if hasattr(weights, "detach") else weights,
-                   dtype=float)
+    w = np.asarray(
+        weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float
+    )
     if w.ndim != 2 or w.shape != (len(y_labels), len(x_labels)):
-        raise ValueError(f"weights of shape {w.shape} do not match "
-                         f"{len(y_labels)} query and {len(x_labels)} key labels")
+        raise ValueError(
+            f"weights of shape {w.shape} do not match "
+            f"{len(y_labels)} query and {len(x_labels)} key labels"
+        )
     if ax is None:
-        size = (max(3.0, 0.35 * len(x_labels) + 1.5), max(2.5, 0.35 * len(y_labels) + 1.0))
+        size = (
+            max(3.0, 0.35 * len(x_labels) + 1.5),
+            max(2.5, 0.35 * len(y_labels) + 1.0),
+        )
         _, ax = plt.subplots(figsize=size)
-    im = ax.imshow(w, cmap=cmap, vmin=0.0, vmax=max(float(w.max()), 1e-9), aspect="auto")
+    im = ax.imshow(
+        w, cmap=cmap, vmin=0.0, vmax=max(float(w.max()), 1e-9), aspect="auto"
+    )
     ax.set_xticks(range(len(x_labels)), x_labels, rotation=90)
     ax.set_yticks(range(len(y_labels)), y_labels)
     ax.set_xlabel("key")

@@ -15,8 +15,12 @@ def _shade(weight: float, rgb: tuple[int, int, int]) -> str:
     return f"rgba({rgb[0]},{rgb[1]},{rgb[2]},{max(0.0, min(1.0, weight)):.3f})"
 
 
-def tokens_html(tokens: Sequence[str], weights: Sequence[float],
-                rgb: tuple[int, int, int] = (255, 140, 0), normalize: bool = True) -> str:
+def tokens_html(
+    tokens: Sequence[str],
+    weights: Sequence[float],
+    rgb: tuple[int, int, int] = (255, 140, 0),
+    normalize: bool = True,
+) -> str:
     """One line of ``<span>``s; weights are scaled so the largest is fully shaded."""
     if len(tokens) != len(weights):
         raise ValueError(f"{len(tokens)} tokens but {len(weights)} weights")
@@ -27,12 +31,18 @@ def tokens_html(tokens: Sequence[str], weights: Sequence[float],
         f'padding:1px 2px;margin:1px;border-radius:3px">{html.escape(tok)}</span>'
         for tok, x in zip(tokens, w)
     ]
-    return '<div style="line-height:1.9;font-family:monospace">' + " ".join(spans) + "</div>"
+    return (
+        '<div style="line-height:1.9;font-family:monospace">'
+        + " ".join(spans)
+        + "</div>"
+    )
 
 
-def highlight_tokens(tokens: Sequence[str], weights: Sequence[float],
-                     label: str | None = None) -> HTML:
-    """Display one sentence with each token shaded by its weight (hover shows the value)."""
+def highlight_tokens(
+    tokens: Sequence[str], weights: Sequence[float], label: str | None = None
+) -> HTML:
+    """Display one sentence with each token shaded by its weight (hover shows the
+    value)."""
     head = f"<b>{html.escape(label)}</b>" if label else ""
     return HTML(head + tokens_html(tokens, weights))
 

@@ -13,11 +13,14 @@ def source_of(obj: object) -> str:
     try:
         return textwrap.dedent(inspect.getsource(obj))
     except (TypeError, OSError) as err:
-        raise TypeError(f"no source available for {obj!r}: pass a class or function") from err
+        raise TypeError(
+            f"no source available for {obj!r}: pass a class or function"
+        ) from err
 
 
 def show_source(obj: object) -> Code:
-    """Render ``obj``'s source with syntax highlighting (HTML, works in the static book).
+    """Render ``obj``'s source with syntax highlighting (HTML, works in the static
+    book).
 
     The module path is shown first, so the reader knows where the code lives.
     """

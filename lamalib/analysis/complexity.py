@@ -90,7 +90,7 @@ def complexity_layers(d_model: int = 64, n_heads: int = 4, kernel: int = 3
                       ) -> dict[str, tuple[nn.Module, Callable]]:
     """The layers the chapter compares, each with how to call it on ``x (B, n, D)``."""
 
-    def attend(m, x):  # the from-scratch path stores the (n, n) matrix, eq. (sdpa)
+    def attend(m, x):  # the from-scratch path stores the (n, n) matrix, eq. (1)
         return m(x, x, x, need_weights=True)[0]  # (B, n, D)
 
     def attend_fused(m, x):  # F.scaled_dot_product_attention: no (n, n) tensor kept

@@ -33,7 +33,7 @@ def mask_tokens(
     select_prob: float = 0.15,
     generator: torch.Generator | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Choose positions to predict; corrupt them by BERT's 80/10/10 rule, eq. (mlm).
+    """Choose positions to predict; corrupt them by BERT's 80/10/10 rule, eq. (10).
 
     Each real, non-special token is selected with probability ``select_prob``. A
     selected token is replaced by ``mask_id`` 80% of the time, by a random non-special

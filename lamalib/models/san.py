@@ -63,7 +63,7 @@ class SANClassifier(nn.Module):
         return self.mlp(self.dropout(flat))  # (B, C)
 
     def regularization(self) -> torch.Tensor:
-        """``penalty * ||A A^T - I||_F^2`` of the last forward, eq. (san-p)."""
+        """``penalty * ||A A^T - I||_F^2`` of the last forward, eq. (5)."""
         if self._weights is None or self.penalty == 0:
             return torch.zeros((), device=self.embed.weight.device)
         return self.penalty * attention_penalty(self._weights)

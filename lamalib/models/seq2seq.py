@@ -2,7 +2,7 @@
 
 The encoder is a bidirectional GRU; the decoder reads the encoder states through
 :class:`lamalib.nn.attention.Attention` with any registered score. The two decoders
-differ in *when* they attend (eqs. att-bahdanau and att-luong of the chapter):
+differ in *when* they attend (eqs. (17) and (18) of the chapter):
 
 * Bahdanau: the previous decoder state ``s_{t-1}`` queries the source, and the context
   is an input of the GRU step, so the decoder must run one step at a time;
@@ -46,7 +46,7 @@ class Encoder(nn.Module):
 
 
 class BahdanauDecoder(nn.Module):
-    """Attend with ``s_{t-1}``, step the GRU on ``[y_{t-1}; c_t]`` (eq. att-bahdanau).
+    """Attend with ``s_{t-1}``, step the GRU on ``[y_{t-1}; c_t]`` (eq. (17)).
 
     ``forward(tgt_in (B, T), memory (B, S, D), mask (B, S), s0 (B, D))`` returns
     ``logits (B, T, V)`` and ``weights (B, T, S)``.
@@ -73,7 +73,7 @@ class BahdanauDecoder(nn.Module):
 
 class LuongDecoder(nn.Module):
     """Step the GRU, attend with ``s_t``, output ``W_s tanh(W_c [c_t; s_t])``
-    (eq. att-luong; no input feeding, so teacher forcing runs all steps at once).
+    (eq. (18); no input feeding, so teacher forcing runs all steps at once).
 
     Same shapes as :class:`BahdanauDecoder`.
     """

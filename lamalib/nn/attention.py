@@ -1,9 +1,9 @@
 """The unified attention model: score functions, a registry, and ``Attention``.
 
 Chapter "Attention mechanisms" derives every score. A query ``q`` is compared with each
-key ``k_i`` by a score function ``f(q, k_i)`` (eq. att-scores); a masked softmax turns
-the scores into a distribution ``a`` over the keys (eq. att-softmax), and the context
-vector is the ``a``-weighted sum of the values (eq. att-context). Every score module
+key ``k_i`` by a score function ``f(q, k_i)`` (eq. (1)); a masked softmax turns
+the scores into a distribution ``a`` over the keys (eq. (2)), and the context
+vector is the ``a``-weighted sum of the values (eq. (3)). Every score module
 has the same interface::
 
     score(q (B, Tq, Dq), k (B, Tk, Dk)) -> scores (B, Tq, Tk)
@@ -74,7 +74,7 @@ def _additive(wk: torch.Tensor, wq: torch.Tensor, v: nn.Linear, act) -> torch.Te
 
 @register_score("additive")
 class AdditiveScore(Score):
-    """Bahdanau's additive score ``v^T act(W1 k + W2 q + b)`` (eq. att-additive).
+    """Bahdanau's additive score ``v^T act(W1 k + W2 q + b)`` (eq. (4)).
 
     Args: ``d_attn`` the hidden width A (default ``d_k``), ``activation`` by name.
     """
@@ -95,7 +95,7 @@ class AdditiveScore(Score):
 
 @register_score("concat")
 class ConcatScore(Score):
-    """Luong's concat score ``v^T act(W [k; q] + b)`` (eq. att-concat).
+    """Luong's concat score ``v^T act(W [k; q] + b)`` (eq. (8)).
 
     One matrix W acts on the concatenation; since ``W [k; q] = W_k k + W_q q`` we apply
     the two column blocks of W separately instead of building all Tq * Tk pairs.
@@ -118,7 +118,7 @@ class ConcatScore(Score):
 
 @register_score("dot")
 class DotScore(Score):
-    """Multiplicative (dot-product) score ``q^T k`` (eq. att-dot); no parameters."""
+    """Multiplicative (dot-product) score ``q^T k`` (eq. (5)); no parameters."""
 
     def __init__(self, d_q: int, d_k: int) -> None:
         super().__init__(d_q, d_k)
@@ -130,7 +130,7 @@ class DotScore(Score):
 
 @register_score("scaled_dot")
 class ScaledDotScore(DotScore):
-    """Scaled multiplicative score ``q^T k / sqrt(d_k)`` (eq. att-scaled)."""
+    """Scaled multiplicative score ``q^T k / sqrt(d_k)`` (eq. (6))."""
 
     def forward(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         # Dot products of random d_k-dim vectors have variance ~ d_k; dividing by
@@ -140,7 +140,7 @@ class ScaledDotScore(DotScore):
 
 @register_score("general")
 class GeneralScore(Score):
-    """Luong's general (bilinear) score ``q^T W k`` (eq. att-general)."""
+    """Luong's general (bilinear) score ``q^T W k`` (eq. (7))."""
 
     def __init__(self, d_q: int, d_k: int) -> None:
         super().__init__(d_q, d_k)
@@ -152,7 +152,7 @@ class GeneralScore(Score):
 
 @register_score("location")
 class LocationScore(Score):
-    """Luong's location-based score ``f(q) = W q`` (eq. att-location).
+    """Luong's location-based score ``f(q) = W q`` (eq. (9)).
 
     The keys' content is ignored: the query alone predicts a score per source position
     (up to ``max_len`` positions; only the first Tk are used).
@@ -172,7 +172,7 @@ class LocationScore(Score):
 
 @register_score("cosine")
 class CosineScore(Score):
-    """Similarity score ``scale * cos(q, k)`` (eq. att-cosine), as in Graves' NTM.
+    """Similarity score ``scale * cos(q, k)`` (eq. (10)), as in Graves' NTM.
 
     ``scale`` (the NTM's key strength) sharpens the softmax: cosines lie in [-1, 1].
     """
@@ -225,9 +225,9 @@ class Attention(nn.Module):
         if single:
             query = query[:, None, :]  # (B, 1, Dq)
         values = keys if values is None else values  # (B, Tk, Dv)
-        scores = self.score(query, keys)  # (B, Tq, Tk)  eq. att-scores
-        weights = masked_softmax(scores, expand_key_mask(mask))  # eq. att-softmax
-        context = weights @ values  # (B, Tq, Dv)  eq. att-context
+        scores = self.score(query, keys)  # (B, Tq, Tk)  eq. (1)
+        weights = masked_softmax(scores, expand_key_mask(mask))  # eq. (2)
+        context = weights @ values  # (B, Tq, Dv)  eq. (3)
         if single:
             return context[:, 0], weights[:, 0]  # (B, Dv), (B, Tk)
         return context, weights
@@ -235,7 +235,7 @@ class Attention(nn.Module):
 
 class AttentionPool(nn.Module):
     """Pool a sequence into one vector with a learned query (chapter "Attention
-    mechanisms"; the word and sentence attention of HAN, eq. att-pool).
+    mechanisms"; the word and sentence attention of HAN, eq. (20)).
 
     Shapes: ``forward(x (B, T, D), mask (B, T)) -> pooled (B, D), weights (B, T)``;
     the last weights are kept in ``.last_weights``.

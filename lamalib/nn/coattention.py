@@ -1,6 +1,6 @@
 """Co-attention between two sequences (chapter "Attention mechanisms").
 
-One affinity matrix ``L = A W B^T`` scores every pair (a_i, b_j) (eq. att-coattention);
+One affinity matrix ``L = A W B^T`` scores every pair (a_i, b_j) (eq. (19));
 a softmax over its rows lets every a_i attend over B, a softmax over its columns lets
 every b_j attend over A. Both directions share the pairwise scores, as in the parallel
 co-attention of Lu et al. (2016) and the coattention encoder of Xiong et al. (2017).

@@ -1,13 +1,13 @@
 """Hard attention: pick one key instead of averaging (chapter "Attention mechanisms").
 
 Soft attention returns the expectation ``sum_i a_i v_i``; hard attention samples one
-position ``i ~ a`` and returns ``v_i`` (eq. att-hard). Sampling has no gradient, so the
+position ``i ~ a`` and returns ``v_i`` (eq. (12)). Sampling has no gradient, so the
 score function must learn another way:
 
-* ``"reinforce"``: the score-function (REINFORCE) estimator, eq. att-reinforce: push up
+* ``"reinforce"``: the score-function (REINFORCE) estimator, eq. (13): push up
   ``log a_i`` in proportion to the reward of the sample (see :func:`reinforce_loss`);
 * ``"straight_through"``: use the one-hot sample forward, but backpropagate as if the
-  soft weights had been used (eq. att-straight-through).
+  soft weights had been used (eq. (14)).
 
 In eval mode the most likely key is taken (argmax), so predictions are deterministic.
 """
@@ -67,7 +67,7 @@ class HardAttention(nn.Module):
         self.last_log_prob = torch.log(picked + 1e-12)
         self.last_soft = soft
         if self.estimator == "straight_through":
-            # Value of one_hot, gradient of soft: eq. att-straight-through.
+            # Value of one_hot, gradient of soft: eq. (14).
             weights = one_hot + soft - soft.detach()
         else:
             weights = one_hot  # no gradient: REINFORCE reaches the score via log-probs
@@ -76,7 +76,7 @@ class HardAttention(nn.Module):
 
 def reinforce_loss(log_prob: torch.Tensor, reward: torch.Tensor,
                    baseline: torch.Tensor | float | None = None) -> torch.Tensor:
-    """Surrogate loss whose gradient is the REINFORCE estimate (eq. att-reinforce).
+    """Surrogate loss whose gradient is the REINFORCE estimate (eq. (13)).
 
     Args:
         log_prob: ``(B, Tq)`` log-probabilities of the sampled positions.

@@ -1,5 +1,5 @@
 """Hierarchical attention, words -> sentences -> document (chapter "Attention
-mechanisms"; Yang et al.'s HAN, eq. att-pool applied at two levels).
+mechanisms"; Yang et al.'s HAN, eq. (20) applied at two levels).
 
 Word-level attention pools each sentence's token vectors into a sentence vector;
 sentence-level attention pools those into a document vector. HAN puts a BiGRU before

@@ -2,13 +2,13 @@
 mechanisms").
 
 Global attention looks at every source position; local attention first chooses a
-centre ``p_t`` and only looks at ``[p_t - D, p_t + D]`` (eq. att-local-p):
+centre ``p_t`` and only looks at ``[p_t - D, p_t + D]`` (eq. (15)):
 
 * local-m (monotonic): ``p_t = t``, for roughly aligned sequences;
 * local-p (predictive): ``p_t = (S - 1) * sigmoid(v_p^T tanh(W_p q_t))``, learned.
 
 Inside the window, the usual softmax weights are multiplied by a Gaussian centred at
-``p_t`` with ``sigma = D / 2`` (eq. att-local-gauss), which favours positions near the
+``p_t`` with ``sigma = D / 2`` (eq. (16)), which favours positions near the
 centre and lets gradients reach ``p_t``. (Luong et al. use ``S``; 0-based positions
 end at ``S - 1``.)
 """
@@ -54,7 +54,7 @@ class LocalAttention(nn.Module):
         if self.predictive:
             hidden = torch.tanh(self.w_p(query))  # (B, Tq, A)
             gate = torch.sigmoid(self.v_p(hidden))[..., 0]  # (B, Tq)
-            return last * gate  # eq. att-local-p
+            return last * gate  # eq. (15)
         t = torch.arange(query.shape[1], device=query.device, dtype=query.dtype)
         return torch.minimum(t[None, :], last)  # local-m: p_t = t, inside the source
 
@@ -67,7 +67,7 @@ class LocalAttention(nn.Module):
         offset = s[None, None, :] - p[..., None]  # (B, Tq, Tk)
         allowed = (offset.abs() <= self.window) & mask[:, None, :]  # (B, Tq, Tk)
         align = masked_softmax(self.score(query, keys), allowed)  # (B, Tq, Tk)
-        gauss = torch.exp(-offset**2 / (2 * self.sigma**2))  # eq. att-local-gauss
+        gauss = torch.exp(-offset**2 / (2 * self.sigma**2))  # eq. (16)
         weights = align * gauss  # (B, Tq, Tk)
         self.last_positions = p.detach()
         return weights @ values, weights  # (B, Tq, Dv), (B, Tq, Tk)

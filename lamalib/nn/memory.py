@@ -1,5 +1,5 @@
 """Key-value memory networks read as attention over an external memory (chapter
-"Attention mechanisms"; Miller et al. 2016, eqs. att-kv-read and att-kv-update).
+"Attention mechanisms"; Miller et al. 2016, eqs. (22) and (23)).
 
 The memory is a set of slots, each with a key (what to match) and a value (what to
 return). A read is attention with the keys as keys and the values as values; after
@@ -34,6 +34,6 @@ class KeyValueMemory(nn.Module):
         q, addressing = query, []  # (B, D)
         for R in self.update:
             read, weights = self.read(q, keys, values, mask)  # (B, D), (B, M)
-            q = R(q + read)  # eq. att-kv-update
+            q = R(q + read)  # eq. (23)
             addressing.append(weights)
         return q, torch.stack(addressing, 1)  # (B, D), (B, hops, M)

@@ -1,5 +1,5 @@
 """Multi-dimensional attention: one weight per token *and feature* (chapter "Attention
-mechanisms"; Shen et al.'s DiSAN source2token attention, eq. att-multidim).
+mechanisms"; Shen et al.'s DiSAN source2token attention, eq. (21)).
 
 A vector score ``f(x_i) = W_2 act(W_1 x_i + b_1) + b_2`` in R^D replaces the scalar
 score; the softmax runs over tokens separately for every feature, so each feature can

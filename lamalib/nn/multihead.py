@@ -3,7 +3,7 @@ attention").
 
 Two paths compute the same function (tests prove it, outputs and gradients):
 
-* the from-scratch path, eqs. (sdpa) and (mha), which also returns the attention
+* the from-scratch path, eqs. (1) and (2), which also returns the attention
   matrix ``(B, H, Tq, Tk)`` so that the book can draw it;
 * the fast path, ``torch.nn.functional.scaled_dot_product_attention``, which fuses the
   softmax into one kernel (flash / memory-efficient attention on a GPU) and never
@@ -30,7 +30,7 @@ def scaled_dot_product_attention(
     mask: torch.Tensor | None = None,
     dropout_p: float = 0.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``softmax(q k^T / sqrt(Dh)) v`` from scratch, eq. (sdpa).
+    """``softmax(q k^T / sqrt(Dh)) v`` from scratch, eq. (1).
 
     Args:
         q: ``(B, H, Tq, Dh)``; k: ``(B, H, Tk, Dh)``; v: ``(B, H, Tk, Dv)``.
@@ -43,7 +43,7 @@ def scaled_dot_product_attention(
         ``out (B, H, Tq, Dv)`` and ``weights (B, H, Tq, Tk)`` (before dropout: the
         attention distribution that the book draws).
     """
-    scale = 1.0 / math.sqrt(q.shape[-1])  # eq. (sdpa): keeps the logits' variance ~1
+    scale = 1.0 / math.sqrt(q.shape[-1])  # eq. (1): keeps the logits' variance ~1
     scores = (q @ k.transpose(-2, -1)) * scale  # (B, H, Tq, Tk)
     weights = masked_softmax(scores, mask, dim=-1)  # (B, H, Tq, Tk), never NaN
     dropped = F.dropout(weights, dropout_p) if dropout_p > 0 else weights
@@ -99,7 +99,7 @@ def fast_attention(
 
 
 class MultiHeadAttention(nn.Module):
-    """H heads of scaled dot-product attention in parallel, eq. (mha).
+    """H heads of scaled dot-product attention in parallel, eq. (2).
 
     Each head projects queries, keys and values to ``Dh = D // H`` dims, attends, and
     the heads' outputs are concatenated and projected back to D.
@@ -151,7 +151,7 @@ class MultiHeadAttention(nn.Module):
         if key_padding_mask is not None:
             keys = key_padding_mask.to(torch.bool)[:, None, None, :]  # (B, 1, 1, Tk)
             mask = keys if mask is None else mask & keys
-        q = self._split(self.q_proj(query))  # (B, H, Tq, Dh), eq. (mha): Q W_i^Q
+        q = self._split(self.q_proj(query))  # (B, H, Tq, Dh), eq. (2): Q W_i^Q
         k = self._split(self.k_proj(key))  # (B, H, Tk, Dh)
         v = self._split(self.v_proj(value))  # (B, H, Tk, Dh)
         p = self.dropout if self.training else 0.0

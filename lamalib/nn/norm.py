@@ -11,7 +11,7 @@ from torch import nn
 
 
 class LayerNorm(nn.Module):
-    """Normalizes each example over its D hidden units, eq. (layernorm).
+    """Normalizes each example over its D hidden units, eq. (3).
 
     Unlike batch normalization, the mean and variance come from one example at one
     position, so the output never depends on the other examples in the batch and is

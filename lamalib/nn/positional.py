@@ -13,7 +13,7 @@ from torch import nn
 
 
 def sinusoidal_table(T: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
-    """The sinusoidal encodings of positions ``0..T-1``, eq. (pe), shape ``(T, D)``.
+    """The sinusoidal encodings of positions ``0..T-1``, eq. (1), shape ``(T, D)``.
 
     Column ``2i`` holds ``sin(pos * w_i)`` and column ``2i+1`` holds ``cos(pos * w_i)``
     with ``w_i = base ** (-2i / D)``.
@@ -36,7 +36,7 @@ def sinusoidal_frequencies(d_model: int, base: float = 10000.0) -> torch.Tensor:
 
 
 def relative_position_map(k: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
-    """Matrix ``M_k`` with ``PE(pos + k) = M_k PE(pos)`` for every pos, eq. (pe-shift).
+    """Matrix ``M_k`` with ``PE(pos + k) = M_k PE(pos)`` for every pos, eq. (2).
 
     ``M_k`` is block diagonal: one 2x2 rotation by angle ``k * w_i`` per sin/cos pair,
     so it depends on the offset ``k`` but not on ``pos``. Shape ``(D, D)``.
@@ -52,7 +52,7 @@ def relative_position_map(k: int, d_model: int, base: float = 10000.0) -> torch.
 
 
 class SinusoidalPositionalEncoding(nn.Module):
-    """Adds the fixed sinusoidal encoding to token embeddings, eq. (pe).
+    """Adds the fixed sinusoidal encoding to token embeddings, eq. (1).
 
     Nothing is learned, so it is defined for any length: a table of ``max_len`` rows is
     cached and recomputed when a longer sequence arrives.

@@ -4,9 +4,9 @@ attention").
 Lin et al. (2017): from the encoder states ``H (T, D)`` of one sentence, ``r`` attention
 "hops" each pick a weighting of the tokens,
 
-    A = softmax(W2 tanh(W1 H^T))      (r, T)     eq. (san-a)
-    M = A H                           (r, D)     eq. (san-m)
-    P = ||A A^T - I||_F^2                        eq. (san-p)
+    A = softmax(W2 tanh(W1 H^T))      (r, T)     eq. (3)
+    M = A H                           (r, D)     eq. (4)
+    P = ||A A^T - I||_F^2                        eq. (5)
 
 and the penalty ``P`` pushes the hops to look at different tokens (rows of ``A`` that
 overlap make ``A A^T`` off-diagonal; rows that are spread out shrink its diagonal).
@@ -21,7 +21,7 @@ from lamalib.nn.masking import masked_softmax
 
 
 def attention_penalty(weights: torch.Tensor) -> torch.Tensor:
-    """Mean over the batch of ``||A A^T - I||_F^2``, eq. (san-p).
+    """Mean over the batch of ``||A A^T - I||_F^2``, eq. (5).
 
     Args:
         weights: ``A (B, r, T)``, each row a distribution over the tokens.
@@ -33,7 +33,7 @@ def attention_penalty(weights: torch.Tensor) -> torch.Tensor:
 
 
 class StructuredSelfAttention(nn.Module):
-    """``r`` hops of self-attentive pooling, eqs. (san-a) and (san-m).
+    """``r`` hops of self-attentive pooling, eqs. (3) and (4).
 
     Args:
         d_in: D, the width of the encoder states. d_a: hidden width of the scorer.
@@ -52,9 +52,9 @@ class StructuredSelfAttention(nn.Module):
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        scores = self.w2(torch.tanh(self.w1(states)))  # (B, T, r), eq. (san-a)
+        scores = self.w2(torch.tanh(self.w1(states)))  # (B, T, r), eq. (3)
         scores = scores.transpose(1, 2)  # (B, r, T): one row per hop
         key_mask = None if mask is None else mask[:, None, :]  # (B, 1, T)
         weights = masked_softmax(scores, key_mask, dim=-1)  # (B, r, T), over tokens
         self.last_weights = weights.detach()
-        return weights @ states, weights  # M (B, r, D), eq. (san-m); A (B, r, T)
+        return weights @ states, weights  # M (B, r, D), eq. (4); A (B, r, T)

@@ -24,7 +24,7 @@ Sublayer = Callable[[torch.Tensor], torch.Tensor]
 
 
 class FeedForward(nn.Module):
-    """The position-wise feed-forward net, eq. (ffn): ``W2 relu(W1 x + b1) + b2``."""
+    """The position-wise feed-forward net, eq. (6): ``W2 relu(W1 x + b1) + b2``."""
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
         super().__init__()
@@ -38,7 +38,7 @@ class FeedForward(nn.Module):
 
 
 class PostNormResidual(nn.Module):
-    """``LayerNorm(x + sublayer(x))``, eq. (post-ln): the original Transformer."""
+    """``LayerNorm(x + sublayer(x))``, eq. (4): the original Transformer."""
 
     needs_final_norm = False  # the last layer's output is already normalized
 
@@ -52,7 +52,7 @@ class PostNormResidual(nn.Module):
 
 
 class PreNormResidual(nn.Module):
-    """``x + sublayer(LayerNorm(x))``, eq. (pre-ln): an identity path from input to
+    """``x + sublayer(LayerNorm(x))``, eq. (5): an identity path from input to
     output, so gradients reach early layers unscaled (Xiong et al., 2020)."""
 
     needs_final_norm = True  # the residual stream itself is never normalized
@@ -95,7 +95,7 @@ def _load_torch_ff_and_norms(layer: nn.Module, ref: nn.Module, blocks: list) -> 
 
 
 class EncoderLayer(nn.Module):
-    """Self-attention then feed-forward, each in a residual block, eq. (encoder-layer).
+    """Self-attention then feed-forward, each in a residual block, eq. (7).
 
     Set ``keep_weights = True`` to keep the last attention weights ``(B, H, T, T)`` in
     ``last_weights``.
@@ -140,7 +140,7 @@ class EncoderLayer(nn.Module):
 
 class DecoderLayer(nn.Module):
     """Causal self-attention, encoder-decoder attention, feed-forward,
-    eq. (decoder-layer).
+    eq. (8).
 
     Position ``t`` of the target attends to target positions ``<= t`` only (the causal
     mask), so training on a whole shifted target at once predicts each token from its
@@ -265,7 +265,7 @@ class Decoder(_Stack):
 
 
 class Embeddings(nn.Module):
-    """Token embedding times ``sqrt(D)`` plus a positional encoding, eq. (embed).
+    """Token embedding times ``sqrt(D)`` plus a positional encoding, eq. (9).
 
     The embedding is initialised with variance ``1/D`` so that after the ``sqrt(D)``
     scale token vectors and positional vectors have comparable size.

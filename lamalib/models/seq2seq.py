@@ -140,17 +140,34 @@ class Seq2Seq(nn.Module):
         outputs, and it needs no separate incremental code path.
         """
         memory, s0 = self.encoder(src, src_mask)  # (B, S, D), (B, D)
-        prefix = torch.full((src.shape[0], 1), BOS_ID, dtype=torch.long,
-                            device=src.device)  # (B, 1)
-        done = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)  # (B,)
-        for _ in range(max_len):
-            logits, weights = self.decoder(prefix, memory, src_mask, s0)  # (B, t, V)
-            nxt = logits[:, -1].argmax(-1).masked_fill(done, PAD_ID)  # (B,)
-            prefix = torch.cat([prefix, nxt[:, None]], 1)
-            done |= nxt == EOS_ID
-            if done.all():
-                break
-        return prefix[:, 1:], weights  # (B, T), (B, T, S)
+        weights = []
+
+        def next_logits(prefix: torch.Tensor) -> torch.Tensor:
+            logits, w = self.decoder(prefix, memory, src_mask, s0)  # (B, t, V)
+            weights[:] = [w]  # (B, t, S): keep the last step's alignment
+            return logits
+
+        tokens = greedy_tokens(next_logits, src.shape[0], src.device, max_len)
+        return tokens, weights[0]  # (B, T), (B, T, S)
+
+
+def greedy_tokens(next_logits, batch_size: int, device: torch.device,
+                  max_len: int) -> torch.Tensor:
+    """The greedy loop shared by every seq2seq model of the course.
+
+    ``next_logits(prefix (B, t)) -> logits (B, t, V)`` runs the decoder on the prefix;
+    the most likely last token is appended until every row has emitted EOS or
+    ``max_len`` tokens exist. Returns ``tokens (B, T)``: EOS included, PAD after it.
+    """
+    prefix = torch.full((batch_size, 1), BOS_ID, dtype=torch.long, device=device)
+    done = torch.zeros(batch_size, dtype=torch.bool, device=device)  # (B,)
+    for _ in range(max_len):
+        nxt = next_logits(prefix)[:, -1].argmax(-1).masked_fill(done, PAD_ID)  # (B,)
+        prefix = torch.cat([prefix, nxt[:, None]], 1)  # (B, t + 1)
+        done |= nxt == EOS_ID
+        if done.all():
+            break
+    return prefix[:, 1:]  # (B, T)
 
 
 def seq2seq_step(model: nn.Module, batch) -> StepOutput:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from ..data.translation import BOS_ID, EOS_ID, PAD_ID
+from ..data.translation import PAD_ID
 from ..nn.transformer import EncoderDecoder
 from .registry import register_model
+from .seq2seq import greedy_tokens
 
 
 @register_model("transformer_seq2seq")
@@ -49,14 +50,6 @@ class TransformerSeq2Seq(EncoderDecoder):
         (EOS included, PAD after it) and the last step's ``weights (B, T, S)``.
         """
         memory = self.encode(src, src_mask)  # (B, S, D)
-        B = src.shape[0]
-        prefix = torch.full((B, 1), BOS_ID, dtype=torch.long, device=src.device)
-        done = torch.zeros(B, dtype=torch.bool, device=src.device)  # (B,)
-        for _ in range(max_len):
-            logits = self.decode(prefix, memory, src_mask)  # (B, t, V)
-            nxt = logits[:, -1].argmax(-1).masked_fill(done, PAD_ID)  # (B,)
-            prefix = torch.cat([prefix, nxt[:, None]], 1)  # (B, t + 1)
-            done |= nxt == EOS_ID
-            if done.all():
-                break
-        return prefix[:, 1:], self._alignment()  # (B, T), (B, T, S)
+        tokens = greedy_tokens(lambda prefix: self.decode(prefix, memory, src_mask),
+                               src.shape[0], src.device, max_len)
+        return tokens, self._alignment()  # (B, T), (B, T, S)

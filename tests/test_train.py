@@ -40,9 +40,12 @@ def test_fit_learns_the_planted_keywords(task):
         and history.column("train_loss")[-1] < history[0]["train_loss"]
     )
     assert before < 0.75 and after > 0.95
-    # The kept weights are the best epoch's: evaluating them reproduces its score.
-    assert after == pytest.approx(max(history.column("valid_accuracy")))
-    assert history.best_epoch == 1 + history.column("valid_accuracy").index(after)
+    # The kept weights are the best epoch's: highest accuracy, ties broken by the
+    # lower validation loss; evaluating them reproduces that epoch's scores.
+    ranked = max(history.records, key=lambda r: (r["valid_accuracy"], -r["valid_loss"]))
+    assert history.best_epoch == ranked["epoch"]
+    assert after == pytest.approx(ranked["valid_accuracy"])
+    assert evaluate(model, valid)["loss"] == pytest.approx(ranked["valid_loss"])
 
 
 def test_evaluate_and_predict_match_a_manual_pass(task):
@@ -123,3 +126,66 @@ def test_regularization_is_added_to_the_loss(task):
     assert classification_step(model, batch).loss.item() == pytest.approx(
         plain.item() + 2.5
     )
+
+
+def test_best_weights_are_restored_when_the_last_epoch_is_worse(task):
+    vocab, train, valid = task
+    model = _model(vocab)
+    fit(model, train, valid, TrainConfig(epochs=4, lr=0.05, progress=False))
+    trained = {k: v.clone() for k, v in model.state_dict().items()}
+    good = evaluate(model, valid)["accuracy"]
+    assert good > 0.9
+
+    def sabotage(epoch, history, model):  # after epoch 1: flip the classifier
+        if epoch == 1:
+            with torch.no_grad():
+                model.out.weight.neg_()
+                model.out.bias.neg_()
+
+    # lr=0: only the sabotage changes the weights, so epochs 2-3 score 1 - good.
+    history = fit(model, train, valid,
+                  TrainConfig(epochs=3, lr=0.0, patience=5, progress=False),
+                  callbacks=[sabotage])
+    assert history.column("valid_accuracy")[1:] == [pytest.approx(1 - good)] * 2
+    assert history.best_epoch == 1
+    for name, value in model.state_dict().items():
+        assert torch.equal(value, trained[name]), name
+
+
+def test_ties_in_accuracy_are_broken_by_validation_loss(task):
+    vocab, train, valid = task
+    model = _model(vocab)
+    fit(model, train, valid, TrainConfig(epochs=4, lr=0.05, progress=False))
+    # Validation accuracy is now flat at its ceiling while the loss still falls: the
+    # run must not stop after `patience` tied epochs, and it keeps the last weights.
+    history = fit(model, train, valid,
+                  TrainConfig(epochs=4, lr=0.01, patience=1, progress=False))
+    accuracy, loss = history.column("valid_accuracy"), history.column("valid_loss")
+    assert len(set(accuracy)) == 1 and all(b < a for a, b in zip(loss, loss[1:]))
+    assert len(history) == 4 and not history.stopped_early
+    assert history.best_epoch == 4
+
+
+def test_gradients_are_clipped_before_each_update(task):
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    vocab, train, _ = task
+    norms = []
+
+    def record(optimizer, args, kwargs):
+        grads = [p.grad for g in optimizer.param_groups for p in g["params"]
+                 if p.grad is not None]
+        norms.append(float(torch.linalg.vector_norm(
+            torch.stack([torch.linalg.vector_norm(g) for g in grads]))))
+
+    handle = register_optimizer_step_pre_hook(record)
+    try:
+        fit(_model(vocab), train, None,
+            TrainConfig(epochs=1, lr=0.05, clip_grad=None, progress=False))
+        unclipped, norms[:] = list(norms), []
+        fit(_model(vocab), train, None,
+            TrainConfig(epochs=1, lr=0.05, clip_grad=0.01, progress=False))
+    finally:
+        handle.remove()
+    assert min(unclipped) > 0.01  # the limit binds on every step ...
+    assert len(norms) == len(unclipped) and max(norms) <= 0.01 * (1 + 1e-4)

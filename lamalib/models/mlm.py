@@ -73,6 +73,13 @@ class MaskedLMStep:
         self.special_ids, self.select_prob, self.seed = special_ids, select_prob, seed
         self.generator = torch.Generator().manual_seed(seed)
 
+    def state_dict(self) -> dict:
+        """The training masks' generator, so ``fit`` resumes with the same masks."""
+        return {"generator": self.generator.get_state()}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.generator.set_state(state["generator"])
+
     def corrupt(self, tokens: torch.Tensor, mask: torch.Tensor,
                 generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``mask_tokens`` on the CPU generator, results on the batch's device."""

@@ -15,7 +15,9 @@ class TrainConfig:
     )
     patience: int = 3  # epochs without a better validation score before stopping
     clip_grad: float | None = 5.0  # max gradient norm; None turns clipping off
-    seed: int = 0  # seeds weights' init order, dropout and batch order
+    # Seeds dropout and batch order. The initial weights are drawn when the model is
+    # built, before fit: seed first (lamalib.runtime.seed_everything) to repeat them.
+    seed: int = 0
     checkpoint_dir: str | Path | None = (
         None  # save each epoch here; None: no checkpoints
     )

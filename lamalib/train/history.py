@@ -14,6 +14,7 @@ class History:
     records: list[dict] = field(default_factory=list)
     best_epoch: int | None = None
     best_score: float | None = None
+    best_loss: float | None = None  # breaks ties between equal scores
     stopped_early: bool = False
 
     def __len__(self) -> int:
@@ -31,6 +32,7 @@ class History:
             records=self.records,
             best_epoch=self.best_epoch,
             best_score=self.best_score,
+            best_loss=self.best_loss,
             stopped_early=self.stopped_early,
         )
 

@@ -15,6 +15,7 @@ from ..runtime import get_device, seed_everything, show_progress
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TrainConfig
 from .history import History
+from .identity import check_identity, run_identity
 from .steps import StepOutput, classification_step
 
 Step = Callable[[torch.nn.Module, object], StepOutput]
@@ -49,7 +50,13 @@ def evaluate(
         total_loss += float(out.loss.detach()) * out.count
         correct, count = correct + out.correct, count + out.count
     model.train(was_training)
-    return {"loss": total_loss / max(count, 1), "accuracy": correct / max(count, 1)}
+    if count == 0:
+        # 0 / 0 scored as 0 would make every epoch tie and stop training silently.
+        raise ValueError(
+            "evaluate: the loader gave nothing to score (an empty validation or test "
+            "set?); pass a non-empty one, or valid=None to select on training loss"
+        )
+    return {"loss": total_loss / count, "accuracy": correct / count}
 
 
 @torch.no_grad()
@@ -71,6 +78,21 @@ def predict(
     return p, p.argmax(-1)
 
 
+def _restore_scaler(scaler: torch.amp.GradScaler, state: dict) -> None:
+    """Load a grad scaler's state; a run saved without mixed precision (CPU) and
+    resumed with it (CUDA) has none, so the fresh scaler starts as in a new run."""
+    if state and scaler.is_enabled():
+        scaler.load_state_dict(state)
+
+
+def _improved(history: History, score: float, loss: float) -> bool:
+    """A better score, or the same score with a lower loss: small validation sets tie
+    on accuracy often, and the loss still says which weights fit better."""
+    if history.best_score is None or score != history.best_score:
+        return history.best_score is None or score > history.best_score
+    return history.best_loss is None or loss < history.best_loss
+
+
 def fit(
     model: torch.nn.Module,
     train: Iterable,
@@ -83,12 +105,20 @@ def fit(
 
     Each epoch: one pass over ``train`` (``train.set_epoch(epoch)`` is called when it
     exists, so batch order depends only on the seed and the epoch), then ``valid`` is
-    scored; the best validation accuracy (or, without ``valid``, the lowest training
-    loss) picks the weights to keep, and ``patience`` epochs without improvement stop
-    the run. With ``checkpoint_dir`` the whole state is saved after every epoch and a
-    later call with the same directory resumes from it. Mixed precision is used on CUDA.
+    scored; the best validation accuracy (ties broken by the lower validation loss;
+    without ``valid``, the lowest training loss) picks the weights to keep, and
+    ``patience`` epochs without improvement stop the run. With ``checkpoint_dir`` the
+    whole state is saved after every epoch and a later call with the same directory
+    resumes from it, after checking that it is the same run (model, parameter shapes,
+    settings). A ``step`` with ``state_dict``/``load_state_dict`` (e.g. one that owns a
+    random generator) is saved and restored with it. Mixed precision is used on CUDA.
     """
     config = config or TrainConfig()
+    if valid is not None and hasattr(valid, "__len__") and len(valid) == 0:
+        raise ValueError(
+            "fit: the validation set is empty; pass a non-empty one (see "
+            "lamalib.data.stratified_split) or valid=None to select on training loss"
+        )
     device = torch.device(config.device) if config.device else get_device()
     model.to(device)
     seed_everything(config.seed)
@@ -99,20 +129,29 @@ def fit(
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     progress = show_progress() if config.progress is None else config.progress
     history, best_state, bad_epochs, first_epoch = History(), None, 0, 1
+    identity = run_identity(model, config, step)
 
     ckpt = (
         Path(config.checkpoint_dir) / CHECKPOINT_NAME if config.checkpoint_dir else None
     )
     if ckpt is not None and config.resume and ckpt.exists():
-        state = load_checkpoint(ckpt, map_location=device)
+        state = load_checkpoint(ckpt)  # on the CPU; load_state_dict moves the tensors
+        check_identity(state.get("identity"), identity, ckpt)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
-        scaler.load_state_dict(state["scaler"])
+        _restore_scaler(scaler, state["scaler"])
+        if hasattr(step, "load_state_dict"):
+            step.load_state_dict(state["step"])
         history = History.from_state_dict(state["history"])
         best_state, bad_epochs = state["best_state"], state["bad_epochs"]
         first_epoch = state["epoch"] + 1
         if history.stopped_early:
             first_epoch = config.epochs + 1  # the run had already finished
+            print(f"{ckpt}: this run already finished (stopped early at epoch "
+                  f"{state['epoch']}); its best weights are restored")
+        else:
+            print(f"Resuming from {ckpt}: {state['epoch']} epoch(s) done, "
+                  f"continuing at epoch {first_epoch} of {config.epochs}")
 
     for epoch in range(first_epoch, config.epochs + 1):
         if hasattr(train, "set_epoch"):
@@ -147,14 +186,15 @@ def fit(
         if valid is not None:
             scores = evaluate(model, valid, step, device, use_amp)
             record.update(valid_loss=scores["loss"], valid_accuracy=scores["accuracy"])
-            score = scores["accuracy"]
+            score, loss = scores["accuracy"], scores["loss"]
         else:
-            score = -record["train_loss"]
+            score, loss = -record["train_loss"], record["train_loss"]
         record["seconds"] = time.perf_counter() - start
         history.records.append(record)
 
-        if history.best_score is None or score > history.best_score:
-            history.best_score, history.best_epoch = score, epoch
+        if _improved(history, score, loss):
+            history.best_score, history.best_loss = score, loss
+            history.best_epoch = epoch
             best_state, bad_epochs = _cpu_copy(model), 0
         else:
             bad_epochs += 1
@@ -163,9 +203,11 @@ def fit(
             save_checkpoint(
                 ckpt,
                 {
+                    "identity": identity,
                     "model": model.state_dict(),
                     "optimizer": optimizer.state_dict(),
                     "scaler": scaler.state_dict(),
+                    "step": step.state_dict() if hasattr(step, "state_dict") else {},
                     "history": history.state_dict(),
                     "best_state": best_state,
                     "bad_epochs": bad_epochs,

@@ -19,6 +19,7 @@ class AvgClassifier(nn.Module):
     Args:
         vocab_size: V. num_classes: C. embed_dim: E.
         pretrained: optional ``(V, E)`` matrix to start the embeddings from.
+        freeze_embeddings: keep the (pretrained) embeddings fixed while training.
         dropout: on the averaged vector.
     """
 
@@ -29,9 +30,10 @@ class AvgClassifier(nn.Module):
         embed_dim: int = 100,
         pretrained: torch.Tensor | None = None,
         dropout: float = 0.0,
+        freeze_embeddings: bool = False,
     ) -> None:
         super().__init__()
-        self.embed = word_embedding(vocab_size, embed_dim, pretrained)
+        self.embed = word_embedding(vocab_size, embed_dim, pretrained, freeze_embeddings)
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(embed_dim, num_classes)
 

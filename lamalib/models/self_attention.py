@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..nn.embedding import word_embedding
 from ..nn.multihead import MultiHeadAttention
 from ..nn.pooling import masked_mean
 from ..nn.positional import SinusoidalPositionalEncoding
@@ -24,6 +25,8 @@ class SelfAttentionClassifier(nn.Module):
     Args:
         vocab_size: V. num_classes: C. d_model: D. n_heads: H. n_layers: L.
         dropout: on the embeddings and inside attention. max_len: positions cached.
+        pretrained: optional ``(V, D)`` word vectors to start the embeddings from.
+        freeze_embeddings: keep the (pretrained) embeddings fixed while training.
 
     ``forward(tokens (B, T), mask (B, T)) -> logits (B, C)``. Set ``keep_weights =
     True`` to keep every layer's weights; ``attention_weights()`` stacks them
@@ -32,9 +35,10 @@ class SelfAttentionClassifier(nn.Module):
 
     def __init__(self, vocab_size: int, num_classes: int, d_model: int = 32,
                  n_heads: int = 2, n_layers: int = 2, dropout: float = 0.0,
-                 max_len: int = 512) -> None:
+                 max_len: int = 512, pretrained: torch.Tensor | None = None,
+                 freeze_embeddings: bool = False) -> None:
         super().__init__()
-        self.embed = nn.Embedding(vocab_size, d_model, padding_idx=0)
+        self.embed = word_embedding(vocab_size, d_model, pretrained, freeze_embeddings)
         self.positions = SinusoidalPositionalEncoding(d_model, dropout, max_len)
         self.layers = nn.ModuleList(
             MultiHeadAttention(d_model, n_heads, dropout) for _ in range(n_layers)

@@ -97,7 +97,7 @@ class LuongDecoder(nn.Module):
 DECODERS = {"bahdanau": BahdanauDecoder, "luong": LuongDecoder}
 
 
-@register_model("rnn_seq2seq")
+@register_model("rnn_seq2seq", kind="seq2seq")
 class Seq2Seq(nn.Module):
     """BiGRU encoder + attention decoder.
 

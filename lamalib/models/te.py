@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
+from ..nn.embedding import load_pretrained_
 from ..nn.pooling import masked_mean
 from ..nn.transformer import TokenEncoder
 from .registry import register_model
@@ -38,13 +39,21 @@ class TEClassifier(nn.Module):
 
     Args:
         vocab_size: V. num_classes: C.
+        pretrained: optional ``(V, D)`` word vectors to start the embeddings from
+            (scaled by ``sqrt(D)`` like any token embedding of the Transformer).
+        freeze_embeddings: keep the (pretrained) embeddings fixed while training.
         **config: any field of :class:`TEConfig` (e.g. ``d_model=64``).
     """
 
-    def __init__(self, vocab_size: int, num_classes: int, **config) -> None:
+    options_from = TEConfig  # build_model lists and checks these options
+
+    def __init__(self, vocab_size: int, num_classes: int,
+                 pretrained: torch.Tensor | None = None,
+                 freeze_embeddings: bool = False, **config) -> None:
         super().__init__()
         cfg = self.config = TEConfig(**config)
         self.body = TokenEncoder(vocab_size, **asdict(cfg))
+        load_pretrained_(self.body.embed.tokens, pretrained, freeze_embeddings)
         self.dropout = nn.Dropout(cfg.dropout)
         self.out = nn.Linear(cfg.d_model, num_classes)
 

@@ -15,7 +15,7 @@ from .registry import register_model
 from .seq2seq import greedy_tokens
 
 
-@register_model("transformer_seq2seq")
+@register_model("transformer_seq2seq", kind="seq2seq")
 class TransformerSeq2Seq(EncoderDecoder):
     """:class:`~lamalib.nn.transformer.EncoderDecoder` over one shared vocabulary.
 
@@ -27,6 +27,9 @@ class TransformerSeq2Seq(EncoderDecoder):
         vocab_size: V of the source and the target.
         **kwargs: the remaining arguments of ``EncoderDecoder`` (d_model, n_heads, ...).
     """
+
+    options_from = EncoderDecoder.__init__  # build_model lists and checks these
+    options_fixed = ("src_vocab", "tgt_vocab", "pad_id")  # set here, not by users
 
     def __init__(self, vocab_size: int, **kwargs) -> None:
         super().__init__(vocab_size, vocab_size, pad_id=PAD_ID, **kwargs)

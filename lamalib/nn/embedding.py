@@ -22,13 +22,24 @@ def word_embedding(
     ``freeze`` keeps the table fixed during training; the pad row gets no gradient.
     """
     embed = nn.Embedding(vocab_size, embed_dim, padding_idx=pad_id)
+    return load_pretrained_(embed, pretrained, freeze)
+
+
+def load_pretrained_(
+    embed: nn.Embedding, pretrained: torch.Tensor | None, freeze: bool = False
+) -> nn.Embedding:
+    """Copy ``pretrained (V, E)`` into ``embed`` (if given) and freeze it if asked.
+
+    Models whose embedding layer is built elsewhere (the Transformer's, which also
+    scales and adds positions) call this on it.
+    """
     if pretrained is not None:
         pretrained = torch.as_tensor(pretrained, dtype=embed.weight.dtype)
-        if pretrained.shape != (vocab_size, embed_dim):
+        if pretrained.shape != embed.weight.shape:
             raise ValueError(
                 f"pretrained vectors have shape {tuple(pretrained.shape)}, the model "
-                f"needs ({vocab_size}, {embed_dim}): build them from the same Vocab "
-                "and pass embed_dim equal to their width"
+                f"needs {tuple(embed.weight.shape)}: build them from the same Vocab "
+                "and pass the model a width equal to theirs"
             )
         with torch.no_grad():
             embed.weight.copy_(pretrained)

@@ -137,8 +137,9 @@ def _column(
             if col in header
             else " If the first line is data, not column names, pass header=False."
         )
+        shown = [name if len(name) <= 30 else name[:27] + "..." for name in header]
         raise ValueError(
-            f"{path} has {what} {col!r}; its first line reads {header}. "
+            f"{path} has {what} {col!r}; its first line reads {shown}. "
             f"Pass text_col= and label_col= to name yours.{hint}"
         )
     return header.index(col)

@@ -37,15 +37,14 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
     guessed, so a text never changes silently.
     """
     raw = read_bytes(path)
-    if codecs.lookup(encoding).name == "utf-8":
-        encoding = "utf-8-sig"
+    codec = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
     try:
-        return raw.decode(encoding)
+        return raw.decode(codec)
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
         bad = raw[err.start : err.end]
         raise ValueError(
-            f"{path}, line {line}: the bytes {bad!r} are not valid {err.encoding} "
+            f"{path}, line {line}: the bytes {bad!r} are not valid {encoding} "
             f"({err.reason}). Pass the file's encoding, e.g. encoding='cp1252' or "
             "encoding='latin-1' for a file saved by older Windows or Excel, or "
             "re-save the file as UTF-8."

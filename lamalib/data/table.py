@@ -209,7 +209,7 @@ def _read_rows(
 
 
 def _stem(path: Path) -> str:
-    """"train" for train.tsv.xz."""
+    """The dataset's name: ``train`` for ``train.tsv.xz``."""
     name = path.name
     for suffixes in (DECOMPRESS, FORMATS):
         suffix = Path(name).suffix

@@ -8,7 +8,8 @@ from .dataset import TextDataset
 from .fetch import DownloadError, data_dir, download
 from .embedded import gensim_datapath
 from .registry import available_datasets, load_corpus, load_dataset
-from .table import load_table
+from .split import stratified_split
+from .table import Splits, label_order, load_splits, load_table
 from .tokenize import tokenize
 from .vocab import Vocab
 
@@ -16,16 +17,20 @@ __all__ = [
     "Batch",
     "BucketBatches",
     "DownloadError",
+    "Splits",
     "TextDataset",
     "Vocab",
     "available_datasets",
     "data_dir",
     "download",
     "gensim_datapath",
+    "label_order",
     "load_corpus",
     "load_dataset",
+    "load_splits",
     "load_table",
     "make_loader",
     "pad_sequences",
+    "stratified_split",
     "tokenize",
 ]

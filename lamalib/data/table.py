@@ -1,50 +1,320 @@
-"""Any user file: TSV or CSV with a label column and a text column (chapter "Setup")."""
+"""Any user file: TSV or CSV with a label column and a text column (chapter "Setup").
+
+Two formats, chosen by the file's suffix or by ``format=``:
+
+* ``"tsv"``: one example per line, fields split at every tab, no quoting. A quote is
+  an ordinary character, so a text may start with ``"`` or contain ``"a" "b"``. TSV
+  has no way to escape a tab or a line break: a text cannot contain either.
+* ``"csv"``: the CSV rules (RFC 4180, Python's :mod:`csv`): a field that contains the
+  delimiter, a quote or a line break is written in double quotes, a quote inside it
+  doubled.
+
+Every row must have as many fields as the first line (the header, or the first data
+row of a file without one); a row with more or fewer fields is an error that names
+the file and its 1-based line. In a TSV file an extra tab is an error rather than part
+of the text: TSV cannot tell a tab inside a text from a column too many (an id column,
+say), so guessing would silently corrupt one or the other.
+
+Blank lines are skipped, labels are stripped of surrounding spaces, texts are kept as
+written (an empty label or text is an error). Label ids follow :func:`label_order`
+unless ``label_names=`` gives them; :func:`load_splits` gives a training file and its
+test file the same ids.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
+from typing import NamedTuple
 
 from .dataset import TextDataset
+from .textio import DECOMPRESS, read_text
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def label_order(labels: Sequence[str]) -> list[str]:
+    """The distinct ``labels`` in the order that gives their ids: numerically when
+    every label is a number (``-1 < 0 < 1 < 2 < 10``), otherwise alphabetically
+    (``neg < pos``)."""
+    names = set(labels)
+    if all(_NUMBER.fullmatch(name) for name in names):
+        return sorted(names, key=lambda name: (float(name), name))
+    return sorted(names, key=lambda name: (name.casefold(), name))
+
+
+@dataclass
+class _Rows:
+    """Raw labels and texts of one file, with the file line each row starts on."""
+
+    path: Path
+    labels: list[str]
+    texts: list[str]
+    lines: list[int]
+
+
+def _format_of(path: Path, format: str | None, delimiter: str | None) -> str:
+    if format is not None:
+        if format not in ("csv", "tsv"):
+            raise ValueError(f"format must be 'csv' or 'tsv', not {format!r}")
+        return format
+    if delimiter is not None:  # an explicit tab means TSV; anything else is CSV
+        return "tsv" if delimiter == "\t" else "csv"
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in DECOMPRESS:
+        suffixes.pop()
+    if suffixes and suffixes[-1] in FORMATS:
+        return FORMATS[suffixes[-1]]
+    raise ValueError(
+        f"Cannot tell from the name of {path} whether it is TSV or CSV. Pass "
+        "format='tsv' (one example per line, fields split at tabs, no quoting) or "
+        "format='csv' (comma-separated, with quotes)."
+    )
+
+
+def _tsv_records(content: str) -> Iterator[tuple[int, list[str]]]:
+    # Only "\n" ends a line (a lone "\r" or "\x85" may sit inside a text); a "\r"
+    # before it is the Windows line end.
+    for number, line in enumerate(content.split("\n"), 1):
+        line = line.removesuffix("\r")
+        if line.strip():
+            yield number, line.split("\t")
+
+
+def _csv_records(
+    content: str, delimiter: str, path: Path
+) -> list[tuple[int, list[str]]]:
+    text = io.StringIO(content, newline="")  # newlines inside quotes stay as written
+    reader = csv.reader(text, delimiter=delimiter, strict=True)
+    records = []
+    start = 1  # the line a record starts on; a quoted field may span several
+    previous_limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a long review is not an error (default 131,072)
+    try:
+        for fields in reader:
+            if any(field.strip() for field in fields):
+                records.append((start, fields))
+            start = reader.line_num + 1
+    except csv.Error as err:
+        raise ValueError(
+            f"{path}, line {start}: not valid CSV ({err}). A field that contains a "
+            'quote must be quoted and the quote doubled: "he said ""hi""".'
+        ) from err
+    finally:
+        csv.field_size_limit(previous_limit)
+    return records
+
+
+def _fields(n: int) -> str:
+    return f"{n} field" if n == 1 else f"{n} fields"
+
+
+def _column(
+    col: str | int, header: list[str] | None, path: Path, role: str, first: list[str]
+) -> int:
+    if isinstance(col, int):
+        if not 0 <= col < len(first):
+            raise ValueError(
+                f"{path}: {role}={col} but its rows have {_fields(len(first))} "
+                f"(columns 0..{len(first) - 1})."
+            )
+        return col
+    if header is None:
+        raise ValueError(
+            f"{path}: without a header row, give {role} as a column number "
+            f"(0 for the first column), not {col!r}."
+        )
+    if header.count(col) != 1:
+        what = "two columns named" if col in header else "no column"
+        hint = (
+            ""
+            if col in header
+            else " If the first line is data, not column names, pass header=False."
+        )
+        shown = [name if len(name) <= 30 else name[:27] + "..." for name in header]
+        raise ValueError(
+            f"{path} has {what} {col!r}; its first line reads {shown}. "
+            f"Pass text_col= and label_col= to name yours.{hint}"
+        )
+    return header.index(col)
+
+
+def _read_rows(
+    path: str | Path,
+    text_col: str | int | None,
+    label_col: str | int | None,
+    format: str | None,
+    delimiter: str | None,
+    header: bool,
+    encoding: str,
+) -> _Rows:
+    path = Path(path)
+    kind = _format_of(path, format, delimiter)
+    content = read_text(path, encoding)
+    if kind == "tsv":
+        if delimiter not in (None, "\t"):
+            raise ValueError(
+                f"format='tsv' splits at tabs; use format='csv' for {delimiter=}."
+            )
+        records = _tsv_records(content)
+    else:
+        records = iter(_csv_records(content, delimiter or ",", path))
+    first_line, first = next(records, (0, []))
+    if not first:
+        raise ValueError(f"{path} has no data rows: it is empty.")
+    names = [name.strip() for name in first] if header else None
+    if text_col is None:
+        text_col = "text" if header else 1
+    if label_col is None:
+        label_col = "label" if header else 0
+    text_at = _column(text_col, names, path, "text_col", first)
+    label_at = _column(label_col, names, path, "label_col", first)
+    rows = _Rows(path, [], [], [])
+    data = records if header else chain([(first_line, first)], records)
+    for line, fields in data:
+        if len(fields) != len(first):
+            sep = "\t" if kind == "tsv" else delimiter or ","
+            if len(fields) < len(first):
+                hint = "is a field missing?"
+                if not header:
+                    hint += f" Or has line {first_line} a {sep!r} too many?"
+            elif kind == "tsv":
+                hint = "a tab inside a text? TSV cannot quote it: make it a space."
+            else:
+                hint = f'an unquoted {sep!r} inside a text? Quote the text: "a{sep} b".'
+            raise ValueError(
+                f"{path}, line {line}: {_fields(len(fields))}, but the "
+                f"{'header' if header else 'first row'} (line {first_line}) has "
+                f"{_fields(len(first))}; {hint}"
+            )
+        label, text = fields[label_at].strip(), fields[text_at]
+        if not label:
+            raise ValueError(f"{path}, line {line}: the label is empty.")
+        if not text.strip():
+            raise ValueError(
+                f"{path}, line {line}: empty text; remove the row or give it a text."
+            )
+        rows.labels.append(label)
+        rows.texts.append(text)
+        rows.lines.append(line)
+    if not rows.texts:
+        raise ValueError(f"{path} has no data rows: it is empty or has only a header.")
+    return rows
+
+
+def _stem(path: Path) -> str:
+    """The dataset's name: ``train`` for ``train.tsv.xz``."""
+    name = path.name
+    for suffixes in (DECOMPRESS, FORMATS):
+        suffix = Path(name).suffix
+        if suffix.lower() in suffixes:
+            name = name[: -len(suffix)]
+    return name
+
+
+def _dataset(rows: _Rows, names: list[str], split: str, where: str) -> TextDataset:
+    index = {name: i for i, name in enumerate(names)}
+    for label, line in zip(rows.labels, rows.lines):
+        if label not in index:
+            raise ValueError(
+                f"{rows.path}, line {line}: label {label!r} is not among the labels "
+                f"{where} {names}."
+            )
+    ids = [index[y] for y in rows.labels]
+    return TextDataset(rows.texts, ids, list(names), _stem(rows.path), split)
+
+
+def _names(label_names: Sequence[str] | None) -> list[str]:
+    names = [str(name).strip() for name in label_names or ()]
+    if len(set(names)) != len(names):
+        raise ValueError(f"label_names={names} repeats a name.")
+    return names
 
 
 def load_table(
     path: str | Path,
-    text_col: str = "text",
-    label_col: str = "label",
+    text_col: str | int | None = None,
+    label_col: str | int | None = None,
+    *,
+    header: bool = True,
+    format: str | None = None,
     delimiter: str | None = None,
-    label_names: list[str] | None = None,
+    encoding: str = "utf-8",
+    label_names: Sequence[str] | None = None,
 ) -> TextDataset:
-    """Read a CSV/TSV with a header row. Labels may be words or numbers; they are mapped
-    to ids in sorted order unless ``label_names`` gives the order.
+    """Read one labelled TSV/CSV file (see the module docstring for the rules).
 
-    ``delimiter`` defaults to tab for ``.tsv``/``.tab`` files and comma otherwise.
+    To read a training and a test file, use :func:`load_splits`: it gives both the
+    same label ids.
+
+    Args:
+        path: the file; ``.gz``, ``.xz`` and ``.bz2`` files are decompressed.
+        text_col, label_col: column names (with a header row; default ``"text"`` and
+            ``"label"``) or 0-based column numbers (default label 0, text 1 without a
+            header: the common ``label<TAB>text`` layout).
+        header: whether the first line names the columns.
+        format: ``"tsv"`` or ``"csv"``; by default from the suffix (``.tsv``/``.tab``
+            or ``.csv``, before any compression suffix).
+        delimiter: the CSV field separator (default ``","``, e.g. ``";"``).
+        encoding: the file's text encoding; a UTF-8 byte-order mark is dropped.
+        label_names: the labels in id order; by default :func:`label_order`
+            (numbers numerically, words alphabetically).
+
+    Raises:
+        ValueError: naming the file and its 1-based line for any malformed row (too
+            many or too few fields, empty label or text, invalid CSV, bytes not in
+            ``encoding``, a label not in ``label_names``).
     """
-    path = Path(path)
-    if delimiter is None:
-        delimiter = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f, delimiter=delimiter))
-    if not rows:
-        raise ValueError(f"{path} has no data rows: it is empty or has only a header.")
-    for col in (text_col, label_col):
-        if col not in rows[0]:
-            raise ValueError(
-                f"{path} has no column {col!r}; its columns are {list(rows[0])}. "
-                "Pass text_col= and label_col= to name yours."
-            )
-    raw_labels = [row[label_col].strip() for row in rows]
-    names = label_names or sorted(
-        set(raw_labels), key=lambda s: (not s.isdigit(), s.zfill(9))
-    )
-    unknown = set(raw_labels) - set(names)
-    if unknown:
-        raise ValueError(f"labels {sorted(unknown)} are not in label_names={names}")
-    index = {name: i for i, name in enumerate(names)}
-    return TextDataset(
-        [row[text_col] for row in rows],
-        [index[y] for y in raw_labels],
-        list(names),
-        path.stem,
-        "all",
-    )
+    rows = _read_rows(path, text_col, label_col, format, delimiter, header, encoding)
+    names = _names(label_names) or label_order(rows.labels)
+    return _dataset(rows, names, "all", "given in label_names=")
+
+
+class Splits(NamedTuple):
+    """What :func:`load_splits` returns; a split not given is ``None``."""
+
+    train: TextDataset
+    valid: TextDataset | None
+    test: TextDataset | None
+
+
+def load_splits(
+    train: str | Path,
+    valid: str | Path | None = None,
+    test: str | Path | None = None,
+    *,
+    text_col: str | int | None = None,
+    label_col: str | int | None = None,
+    header: bool = True,
+    format: str | None = None,
+    delimiter: str | None = None,
+    encoding: str = "utf-8",
+    label_names: Sequence[str] | None = None,
+) -> Splits:
+    """Read a training file and optional validation and test files (same layout)
+    into datasets that share one label map, the training file's.
+
+    Example: ``train, valid, test = load_splits("train.tsv", test="test.tsv",
+    header=False)``, then :func:`~lamalib.data.stratified_split` if there is no
+    validation file. Arguments as in :func:`load_table`.
+
+    Raises:
+        ValueError: as :func:`load_table`, and for a validation or test label that
+            the training file does not have (a model cannot predict it), naming the
+            label, its file and line.
+    """
+    options = (text_col, label_col, format, delimiter, header, encoding)
+    train_rows = _read_rows(train, *options)
+    names = _names(label_names) or label_order(train_rows.labels)
+    where = "given in label_names=" if label_names else f"of the training file {train}"
+    out = {"train": _dataset(train_rows, names, "train", where)}
+    for split, path in (("valid", valid), ("test", test)):
+        if path is not None:
+            out[split] = _dataset(_read_rows(path, *options), names, split, where)
+    return Splits(out["train"], out.get("valid"), out.get("test"))

@@ -1,9 +1,54 @@
-"""Reading the original corpus files, whose encodings vary (UTF-8, Windows-1252,
-Latin-1)."""
+"""Reading text files: the original corpus files, whose encodings vary (UTF-8,
+Windows-1252, Latin-1), and a user's own files, compressed or not (chapter "Setup")."""
 
 from __future__ import annotations
 
+import bz2
+import codecs
+import gzip
+import lzma
 from pathlib import Path
+
+# Compressed files are read transparently, by their last suffix.
+DECOMPRESS = {".gz": gzip.decompress, ".xz": lzma.decompress, ".bz2": bz2.decompress}
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The content of ``path``, decompressed if it ends in .gz, .xz or .bz2."""
+    path = Path(path)
+    raw = path.read_bytes()
+    decompress = DECOMPRESS.get(path.suffix.lower())
+    if decompress is None:
+        return raw
+    try:
+        return decompress(raw)
+    except (OSError, EOFError, lzma.LZMAError) as err:
+        raise ValueError(
+            f"{path}: cannot decompress it as {path.suffix} ({err}); "
+            "is the file complete, and is the suffix right?"
+        ) from err
+
+
+def read_text(path: str | Path, encoding: str = "utf-8") -> str:
+    """The text of ``path`` (decompressed by suffix) decoded with ``encoding``.
+
+    A UTF-8 byte-order mark (Excel's "CSV UTF-8") is dropped. Undecodable bytes are an
+    error that names the file, the line and the ``encoding=`` option; nothing is
+    guessed, so a text never changes silently.
+    """
+    raw = read_bytes(path)
+    codec = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+    try:
+        return raw.decode(codec)
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        bad = raw[err.start : err.end]
+        raise ValueError(
+            f"{path}, line {line}: the bytes {bad!r} are not valid {encoding} "
+            f"({err.reason}). Pass the file's encoding, e.g. encoding='cp1252' or "
+            "encoding='latin-1' for a file saved by older Windows or Excel, or "
+            "re-save the file as UTF-8."
+        ) from err
 
 
 def read_lines(path: Path) -> list[str]:

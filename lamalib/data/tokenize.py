@@ -4,6 +4,7 @@ model")."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Words (with inner apostrophes or hyphens), numbers, or any single non-space symbol.
 _TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|\S", re.UNICODE)
@@ -11,7 +12,8 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|\S", re.UNICODE)
 
 def tokenize(text: str) -> list[str]:
     """Split ``text`` into lowercase tokens; punctuation marks become tokens of their
-    own.
+    own. Text is first brought to Unicode NFC, so that "đá" typed as one letter plus
+    a combining accent (NFD, as macOS writes files) gives the same token.
 
     Raises:
         ValueError: if ``text`` is empty or only white space (there is nothing to
@@ -24,4 +26,5 @@ def tokenize(text: str) -> list[str]:
             "Cannot tokenize an empty text: give at least one word "
             "(drop empty lines from your data first)."
         )
-    return _TOKEN.findall(text.lower())
+    # Combining accents are not word characters for the regex: compose them first.
+    return _TOKEN.findall(unicodedata.normalize("NFC", text.lower()))

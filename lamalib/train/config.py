@@ -9,10 +9,12 @@ from pathlib import Path
 @dataclass
 class TrainConfig:
     epochs: int = 10  # upper bound; early stopping may end sooner
-    lr: float = 1e-3  # Adam learning rate
-    weight_decay: float = (
-        0.0  # L2 penalty through the optimizer (AdamW-style decoupled)
-    )
+    optimizer: str = "adamw"  # "adamw", "adam" or "sgd" (lamalib.train.optim)
+    lr: float = 1e-3  # learning rate (peak rate when a schedule warms up)
+    weight_decay: float = 0.0  # decoupled for adamw, L2 in the loss for adam / sgd
+    momentum: float = 0.9  # sgd only (the LAMA paper: 0.9)
+    betas: tuple[float, float] = (0.9, 0.999)  # adam / adamw; Vaswani et al.: 0.98
+    eps: float = 1e-8  # adam / adamw; Vaswani et al.: 1e-9
     patience: int = 3  # epochs without a better validation score before stopping
     clip_grad: float | None = 5.0  # max gradient norm; None turns clipping off
     # Seeds dropout and batch order. The initial weights are drawn when the model is

@@ -16,6 +16,7 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TrainConfig
 from .history import History
 from .identity import check_identity, run_identity
+from .optim import build_optimizer
 from .steps import StepOutput, classification_step
 
 Step = Callable[[torch.nn.Module, object], StepOutput]
@@ -122,9 +123,7 @@ def fit(
     device = torch.device(config.device) if config.device else get_device()
     model.to(device)
     seed_everything(config.seed)
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=config.lr, weight_decay=config.weight_decay
-    )
+    optimizer = build_optimizer(model.parameters(), config)
     use_amp = config.amp and device.type == "cuda"
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     progress = show_progress() if config.progress is None else config.progress

@@ -8,6 +8,7 @@ from typing import Callable
 from .dataset import TextDataset
 from .embedded import lee_corpus, movie_reviews, newsgroups
 from .remote import SENTENCE_SETS, imdb, sentence_set
+from .tab_corpora import MTL16_DOMAINS, mtl16, r8
 from .synthetic import synthetic_sentiment
 
 # name -> (loader(split, **kw), where it comes from). Embedded ones work offline.
@@ -18,7 +19,15 @@ DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
         synthetic_sentiment,
         "embedded: generated, planted keywords",
     ),
-    "imdb": (imdb, "download: Hugging Face datasets, 50k reviews"),
+    "imdb": (imdb, "download: Hugging Face datasets (or a local copy), 50k reviews"),
+    "r8": (r8, "download: Reuters-21578 R8, 7,674 news stories, 8 topics"),
+    **{
+        f"mtl16_{domain.lower()}": (
+            partial(mtl16, domain),
+            f"download: MTL-16 {domain} reviews (Liu et al. 2017), 2,000",
+        )
+        for domain in MTL16_DOMAINS
+    },
     **{
         name: (partial(sentence_set, name), "download: Kim (2014) sentence sets")
         for name in SENTENCE_SETS

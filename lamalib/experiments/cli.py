@@ -1,0 +1,183 @@
+"""``python -m lamalib.experiments``: run one model on one dataset, reproduce a paper's
+grid, report every result beside the published figures (chapter "Reproductions")."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+from ..data import available_datasets
+from ..models import available_models, model_options
+from ..train import TrainConfig
+from .papers import PAPERS, paper_spec_fields
+from .results import RESULTS_DIR, results_table
+from .runner import run
+from .spec import RunSpec
+
+SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
+    "experiment", "model", "dataset", "seed", "model_options", "train", "train_file",
+    "valid_file", "test_file", "file_options")]
+TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
+              if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
+FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding"]
+
+
+def _value(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text  # a bare string, e.g. optimizer=sgd
+
+
+def apply_settings(fields: dict, settings: list[str]) -> dict:
+    """Put each ``key=value`` of ``--set`` where it belongs: a run option, a training
+    option or a model option; anything else is an error listing the valid keys."""
+    model = fields["model"]
+    allowed_model = [k for k in model_options(model) if k not in (
+        "vocab_size", "num_classes", "pretrained")]
+    for item in settings:
+        key, eq, raw = item.partition("=")
+        if not eq:
+            raise SystemExit(f"--set takes key=value, got {item!r}")
+        value = _value(raw)
+        if key in SPEC_KEYS:
+            fields[key] = value
+        elif key in TRAIN_KEYS:
+            fields.setdefault("train", {})[key] = value
+        elif key in allowed_model:
+            fields.setdefault("model_options", {})[key] = value
+        elif key in FILE_KEYS:
+            fields.setdefault("file_options", {})[key] = value
+        else:
+            raise SystemExit(
+                f"unknown option {key!r}. Run options: {', '.join(SPEC_KEYS)}. "
+                f"Training options: {', '.join(TRAIN_KEYS)}. Options of model "
+                f"{model!r}: {', '.join(allowed_model)}. File options: "
+                f"{', '.join(FILE_KEYS)}.")
+    return fields
+
+
+def _check_model(name: str) -> None:
+    if name not in available_models("classifier"):
+        raise SystemExit(f"unknown model {name!r}; choose one of "
+                         f"{', '.join(available_models('classifier'))}")
+
+
+def _check_dataset(name: str) -> None:
+    if name != "file" and name not in available_datasets():
+        raise SystemExit(f"unknown dataset {name!r}; choose one of "
+                         f"{', '.join(available_datasets())}, or use --train FILE "
+                         "--test FILE for your own files")
+
+
+def _summary(results: list[dict]) -> None:
+    print("\nmodel        dataset              seed  test acc  epochs  s/epoch")
+    for r in results:
+        h = r["history"]
+        print(f"{r['model']:<12} {r['dataset']:<20} {r['config']['seed']:>4}  "
+              f"{r['metrics']['test_accuracy']:.4f}  {len(h):>6}  "
+              f"{sum(x['seconds'] for x in h) / len(h):>7.1f}")
+
+
+def cmd_run(args, argv) -> None:
+    dataset = "file" if args.train else args.dataset
+    if dataset is None:
+        raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
+    _check_model(args.model)
+    _check_dataset(dataset)
+    fields = {"experiment": "run", "model": args.model, "dataset": dataset,
+              "train_file": args.train, "valid_file": args.valid,
+              "test_file": args.test}
+    fields = apply_settings(fields, args.set or [])
+    results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
+                   force=args.force) for s in range(args.seeds)]
+    _summary(results)
+
+
+def cmd_reproduce(args, argv) -> None:
+    paper = PAPERS.get(args.paper)
+    if paper is None:
+        raise SystemExit(f"unknown paper {args.paper!r}; choose one of "
+                         f"{', '.join(PAPERS)}")
+    datasets = args.datasets or paper.datasets
+    models = args.models or paper.models
+    for d in datasets:
+        _check_dataset(d)
+    for m in models:
+        _check_model(m)
+    results = []
+    for dataset in datasets:
+        for model in models:
+            fields = apply_settings(paper_spec_fields(paper, model, dataset),
+                                    args.set or [])
+            for seed in range(args.seeds):
+                results.append(run(RunSpec(**{**fields, "seed": seed}),
+                                   Path(args.results), argv))
+    _summary(results)
+
+
+def cmd_report(args, argv) -> None:
+    grid = None
+    if args.paper:
+        paper = PAPERS[args.paper]
+        grid = [(m, d) for d in paper.datasets for m in paper.models]
+    table = results_table(Path(args.results), args.paper, grid)
+    if table.empty:
+        print(f"no results in {args.results}")
+        return
+    print(table.to_markdown(index=False) if args.markdown else table.to_string(
+        index=False))
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m lamalib.experiments",
+                                description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--results", default=str(RESULTS_DIR),
+                        help="folder of the results files (default: results/)")
+    settings = argparse.ArgumentParser(add_help=False)
+    settings.add_argument(
+        "--set", action="append", metavar="KEY=VALUE",
+        help="a run option (max_len, batch_size, embeddings, min_freq, ...), a "
+             "training option (epochs, lr, optimizer, patience, ...), a model option "
+             "(hidden_size, d_model, ...) or a file option (header, encoding, ...); "
+             "repeat for several")
+    settings.add_argument("--seeds", type=int, default=1,
+                          help="runs with seeds 0..N-1 (default 1)")
+
+    r = sub.add_parser("run", parents=[common, settings],
+                       help="train and test one model on one dataset")
+    r.add_argument("--model", required=True,
+                   help=f"one of: {', '.join(available_models('classifier'))}")
+    r.add_argument("--dataset", help=f"one of: {', '.join(available_datasets())}")
+    r.add_argument("--train", help="your training file (TSV/CSV, .gz/.xz read as-is)")
+    r.add_argument("--valid", help="your validation file (default: 10%% of train, "
+                                   "stratified, seed 0)")
+    r.add_argument("--test", help="your test file")
+    r.add_argument("--force", action="store_true",
+                   help="run again even if a complete results file exists")
+    r.set_defaults(func=cmd_run)
+
+    g = sub.add_parser("reproduce", parents=[common, settings],
+                       help="a paper's grid with its settings as defaults")
+    g.add_argument("paper", help=f"one of: {', '.join(PAPERS)}")
+    g.add_argument("--datasets", nargs="+", help="a subset of the paper's datasets")
+    g.add_argument("--models", nargs="+", help="a subset of the paper's models")
+    g.set_defaults(func=cmd_reproduce)
+
+    t = sub.add_parser("report", parents=[common],
+                       help="every result, mean ± std over seeds, beside the paper")
+    t.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's grid")
+    t.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    t.set_defaults(func=cmd_report)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    args.func(args, argv)

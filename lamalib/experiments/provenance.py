@@ -1,0 +1,64 @@
+"""Where and how a result was made: hardware, versions, git commit, command line
+(chapter "Reproductions")."""
+
+from __future__ import annotations
+
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+
+def hardware() -> dict:
+    """Device kind and name, counts, torch and CUDA versions."""
+    cuda = torch.cuda.is_available()
+    return {
+        "device": "cuda" if cuda else "cpu",
+        "name": torch.cuda.get_device_name(0) if cuda else _cpu_name(),
+        "count": torch.cuda.device_count() if cuda else 1,
+        "cpu_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda if cuda else None,
+        "python": platform.python_version(),
+    }
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_commit() -> str | None:
+    """The checkout's commit (with ``+dirty`` when files differ), None outside git."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return sha + ("+dirty" if dirty else "")
+
+
+def lamalib_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lamalib")
+    except PackageNotFoundError:
+        return "source"
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """The command that reproduces this run."""
+    args = sys.argv[1:] if argv is None else argv
+    return "python -m lamalib.experiments " + shlex.join(args)

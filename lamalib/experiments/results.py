@@ -1,0 +1,151 @@
+"""Results files: one JSON per run, written atomically under a lock, and the table
+that the report command and the book's "Reproductions" page both print (chapter
+"Reproductions")."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
+PUBLISHED = "published.json"
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: a reader or a
+    crash never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=False)
+            f.write("\n")
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextmanager
+def run_lock(results_file: Path):
+    """Hold ``<file>.lock`` while a run makes ``results_file``; a second run on the same
+    file is refused (a lock left by a dead process is taken over)."""
+    lock = Path(str(results_file) + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    if not os.access(lock.parent, os.W_OK):
+        raise PermissionError(f"results directory {lock.parent} is not writable; "
+                              "pass --results DIR with a writable folder")
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            break
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+            if pid and _alive(pid):
+                raise RuntimeError(
+                    f"another run (process {pid}) is writing {results_file}; wait for "
+                    "it to finish, or stop it") from None
+            lock.unlink(missing_ok=True)  # a stale lock of a process that died
+    else:
+        raise RuntimeError(f"could not lock {results_file}")
+    try:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def is_complete(path: Path) -> bool:
+    """A results file that holds a finished run's test metrics."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return False
+    return "test_accuracy" in data.get("metrics", {})
+
+
+def load_results(results_dir: Path = RESULTS_DIR) -> list[dict]:
+    """Every complete run in ``results_dir`` (benchmarks and published figures are
+    other files and are skipped)."""
+    runs = []
+    for path in sorted(Path(results_dir).glob("*__*__*.json")):
+        data = json.loads(path.read_text())
+        if "test_accuracy" in data.get("metrics", {}):
+            runs.append({**data, "file": path.name})
+    return runs
+
+
+def load_published(results_dir: Path = RESULTS_DIR) -> list[dict]:
+    path = Path(results_dir) / PUBLISHED
+    return json.loads(path.read_text())["figures"] if path.exists() else []
+
+
+def _mean_std(values: list[float]) -> tuple[float, float]:
+    mean = sum(values) / len(values)
+    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0
+    return mean, math.sqrt(var)
+
+
+def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
+                  grid: list[tuple[str, str]] | None = None):
+    """One row per (experiment, model, dataset): test accuracy mean ± std over seeds,
+    seeds, seconds per epoch, profile and device, beside the published figure.
+
+    ``grid`` lists (model, dataset) pairs that must appear: those without a run get
+    the row "not run", never a number.
+    """
+    import pandas as pd
+
+    runs = [r for r in load_results(results_dir)
+            if paper is None or r["experiment"] == paper]
+    published = {(p["model"], p["dataset"]): p for p in load_published(results_dir)
+                 if paper is None or p["paper"] == paper}
+    groups: dict[tuple, list[dict]] = {}
+    for r in runs:
+        groups.setdefault((r["experiment"], r["model"], r["dataset"]), []).append(r)
+    keys = list(groups)
+    for model, dataset in grid or []:
+        if not any(k[1:] == (model, dataset) for k in keys):
+            keys.append((paper or "", model, dataset))
+    rows = []
+    for key in sorted(keys):
+        experiment, model, dataset = key
+        group = groups.get(key, [])
+        pub = published.get((model, dataset))
+        row = {"experiment": experiment, "model": model, "dataset": dataset}
+        if group:
+            mean, std = _mean_std([g["metrics"]["test_accuracy"] for g in group])
+            epochs = [h for g in group for h in g["history"]]
+            row.update(
+                ours=f"{100 * mean:.1f} ± {100 * std:.1f}",
+                seeds=len(group),
+                epochs=round(sum(len(g["history"]) for g in group) / len(group), 1),
+                sec_per_epoch=round(sum(h["seconds"] for h in epochs) / len(epochs), 1),
+                profile=group[0]["profile"],
+                device=group[0]["hardware"]["name"],
+            )
+        else:
+            row.update(ours="not run", seeds=0, epochs=None, sec_per_epoch=None,
+                       profile=None, device=None)
+        row["paper"] = f"{100 * pub['value']:.1f}" if pub else "—"
+        row["paper_source"] = pub["source"] if pub else ""
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,166 @@
+"""Run one experiment: data, vocabulary, optional word2vec start, model, ``fit``,
+test, results file with provenance (chapter "Reproductions")."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..data import Vocab, load_dataset, load_splits, make_loader, stratified_split
+from ..data.fetch import data_dir
+from ..models import build_model, model_options
+from ..runtime import get_device, profile, seed_everything
+from ..train import evaluate, fit
+from .provenance import command_line, git_commit, hardware, lamalib_version
+from .results import RESULTS_DIR, is_complete, run_lock, write_json_atomic
+from .spec import RunSpec
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+def load_data(spec: RunSpec):
+    """``(train, valid, test)`` datasets of a registry name or of the user's files."""
+    if spec.dataset == "file":
+        if not spec.train_file or not spec.test_file:
+            raise ValueError("dataset 'file' needs --train FILE and --test FILE")
+        splits = load_splits(spec.train_file, valid=spec.valid_file,
+                             test=spec.test_file, **spec.file_options)
+        train, valid, test = splits.train, splits.valid, splits.test
+        if valid is None:
+            train, valid = stratified_split(train, valid_fraction=0.1, seed=0)
+        return train, valid, test
+    return tuple(load_dataset(spec.dataset, s) for s in ("train", "valid", "test"))
+
+
+def _fingerprint(dataset) -> str:
+    digest = hashlib.sha256()
+    for text, label in zip(dataset.texts, dataset.labels):
+        digest.update(f"{label}\t{text}\n".encode())
+    return digest.hexdigest()
+
+
+def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
+    """Name, split sizes, label names and a SHA-256 of each split's (label, text)s."""
+    identity = {"name": spec.dataset_label(), "label_names": list(train.label_names),
+                "sizes": {"train": len(train), "valid": len(valid), "test": len(test)},
+                "sha256": {s: _fingerprint(d) for s, d in
+                           (("train", train), ("valid", valid), ("test", test))}}
+    if spec.dataset == "file":
+        identity["files"] = {"train": spec.train_file, "valid": spec.valid_file,
+                             "test": spec.test_file}
+    return identity
+
+
+def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tensor:
+    """word2vec on the training split (gensim), cached by content as a NumPy array."""
+    from ..embeddings import pretrain_for
+
+    key = hashlib.sha256(json.dumps({
+        "texts": _fingerprint(train), "vocab": hashlib.sha256(
+            "\n".join(vocab.itos).encode()).hexdigest(),
+        "dim": dim, "min_count": spec.word2vec_min_count,
+        "epochs": spec.word2vec_epochs, "seed": spec.seed}).encode()).hexdigest()[:20]
+    path = data_dir() / "cache" / f"word2vec_{key}.npy"
+    if path.exists():
+        return torch.from_numpy(np.load(path, allow_pickle=False))
+    vectors = pretrain_for(train, vocab, dim=dim, min_count=spec.word2vec_min_count,
+                           epochs=spec.word2vec_epochs, seed=spec.seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npy")
+    np.save(tmp, vectors.numpy(), allow_pickle=False)
+    tmp.replace(path)
+    return vectors
+
+
+def _width_option(model: str) -> str:
+    options = model_options(model)
+    return "embed_dim" if "embed_dim" in options else "d_model"
+
+
+def _peak_memory_mb(device: torch.device) -> dict:
+    if device.type == "cuda":
+        return {"peak_memory_mb": torch.cuda.max_memory_allocated() / 2**20,
+                "peak_memory_kind": "CUDA max allocated"}
+    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    return {"peak_memory_mb": kb / 1024, "peak_memory_kind": "process max RSS"}
+
+
+def _print_epoch(epoch, history, model) -> None:
+    r = history[-1]
+    print(f"  epoch {epoch:>3}  train loss {r['train_loss']:.4f}  valid acc "
+          f"{r.get('valid_accuracy', float('nan')):.4f}  ({r['seconds']:.1f} s)",
+          flush=True)
+
+
+def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None = None,
+        checkpoints: Path = CHECKPOINTS, force: bool = False) -> dict:
+    """Train and test ``spec``; write and return its results dict.
+
+    A complete results file is returned as it is unless ``force``; an interrupted run
+    resumes from its checkpoint (``checkpoints/<experiment>/<run>``).
+    """
+    out = Path(results_dir) / spec.result_name()
+    if out.exists() and is_complete(out) and not force:
+        print(f"{out} is complete: skipped")
+        return json.loads(out.read_text())
+    with run_lock(out):
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        commit, clock = git_commit(), time.perf_counter()  # the code this run uses
+        train, valid, test = load_data(spec)
+        vocab = Vocab.build(train.texts, min_freq=spec.min_freq)
+        options = dict(spec.model_options)
+        seed_everything(spec.seed)
+        if spec.embeddings == "word2vec":
+            width = _width_option(spec.model)
+            dim = options.get(width, model_options(spec.model)[width])
+            options["pretrained"] = word2vec_vectors(spec, train, vocab, dim)
+        elif spec.embeddings != "random":
+            raise ValueError(f"embeddings must be 'random' or 'word2vec', got "
+                             f"{spec.embeddings!r}")
+        seed_everything(spec.seed)  # the weights' draw depends on the seed alone
+        model = build_model(spec.model, vocab_size=len(vocab),
+                            num_classes=len(train.label_names), **options)
+        loaders = [make_loader(d, vocab, b, shuffle=s, seed=spec.seed,
+                               max_len=spec.max_len)
+                   for d, b, s in ((train, spec.batch_size, True),
+                                   (valid, spec.eval_batch_size, False),
+                                   (test, spec.eval_batch_size, False))]
+        run_dir = Path(checkpoints) / spec.experiment / out.stem
+        config = spec.train_config(checkpoint_dir=run_dir)
+        print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}): "
+              f"{len(train)}/{len(valid)}/{len(test)} examples, vocab {len(vocab)}",
+              flush=True)
+        history = fit(model, loaders[0], loaders[1], config, callbacks=[_print_epoch])
+        device = next(model.parameters()).device
+        scores = evaluate(model, loaders[2])
+        result = {
+            "experiment": spec.experiment, "model": spec.model,
+            "dataset": spec.dataset_label(), "profile": profile(),
+            "config": {**spec.to_dict(), "train": {
+                k: (list(v) if isinstance(v, tuple) else v)
+                for k, v in vars(config).items() if k != "checkpoint_dir"}},
+            "dataset_identity": dataset_identity(spec, train, valid, test),
+            "vocab_size": len(vocab),
+            "metrics": {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],
+                        "best_valid_accuracy": history.best_score,
+                        "best_epoch": history.best_epoch},
+            "history": history.records,
+            "params": sum(p.numel() for p in model.parameters()),
+            "hardware": hardware(), **_peak_memory_mb(device),
+            "started": started, "seconds": time.perf_counter() - clock,
+            "git_commit": commit, "lamalib": lamalib_version(),
+            "command": command_line(argv),
+        }
+        write_json_atomic(out, result)
+    print(f"test accuracy {scores['accuracy']:.4f} -> {out}", flush=True)
+    return result
+
+
+__all__ = ["RunSpec", "dataset_identity", "get_device", "load_data", "run"]

@@ -14,7 +14,7 @@ from ..models import available_models, model_options
 from ..train import TrainConfig
 from .papers import PAPERS, paper_spec_fields
 from .results import RESULTS_DIR, results_table
-from .runner import run
+from .runner import CHECKPOINTS, run
 from .spec import RunSpec
 
 SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
@@ -93,7 +93,8 @@ def cmd_run(args, argv) -> None:
               "test_file": args.test}
     fields = apply_settings(fields, args.set or [])
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
-                   force=args.force) for s in range(args.seeds)]
+                   Path(args.checkpoints), force=args.force)
+               for s in range(args.seeds)]
     _summary(results)
 
 
@@ -115,7 +116,7 @@ def cmd_reproduce(args, argv) -> None:
                                     args.set or [])
             for seed in range(args.seeds):
                 results.append(run(RunSpec(**{**fields, "seed": seed}),
-                                   Path(args.results), argv))
+                                   Path(args.results), argv, Path(args.checkpoints)))
     _summary(results)
 
 
@@ -139,6 +140,9 @@ def parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--results", default=str(RESULTS_DIR),
                         help="folder of the results files (default: results/)")
+    common.add_argument("--checkpoints", default=str(CHECKPOINTS),
+                        help="folder of the checkpoints of unfinished runs (default: "
+                             "checkpoints/)")
     settings = argparse.ArgumentParser(add_help=False)
     settings.add_argument(
         "--set", action="append", metavar="KEY=VALUE",

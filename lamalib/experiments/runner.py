@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import resource
+import shutil
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -159,6 +160,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
             "command": command_line(argv),
         }
         write_json_atomic(out, result)
+        shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
     print(f"test accuracy {scores['accuracy']:.4f} -> {out}", flush=True)
     return result
 

@@ -1,0 +1,154 @@
+"""The experiments command on files it has never seen: results with provenance,
+skip and resume, report beside published figures, and clear errors for bad input."""
+
+import json
+import os
+
+import pytest
+
+from lamalib.experiments import RunSpec, results_table, run
+from lamalib.experiments.cli import main
+from lamalib.experiments.results import run_lock, write_json_atomic
+
+
+def _tsv(path, n, offset=0):
+    words = {0: "dull boring awful", 1: "great warm lovely"}
+    rows = [f"{'pos' if i % 2 else 'neg'}\tthe film was {words[i % 2].split()[i % 3]} "
+            f"number {i + offset}" for i in range(n)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def files(tmp_path):
+    return (_tsv(tmp_path / "train.tsv", 80), _tsv(tmp_path / "test.tsv", 20, 1000))
+
+
+def _run_cli(tmp_path, files, *extra):
+    train, test = files
+    main(["run", "--model", "avg", "--train", str(train), "--test", str(test),
+          "--set", "header=false", "--set", "epochs=3", "--set", "embed_dim=8",
+          "--set", "lr=0.1", "--results", str(tmp_path / "results"),
+          "--checkpoints", str(tmp_path / "ckpt"), *extra])
+
+
+def test_run_on_a_users_files_writes_a_results_file_with_provenance(
+        tmp_path, files, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _run_cli(tmp_path, files)
+    out = capsys.readouterr().out
+    assert "test acc" in out and "avg" in out  # the summary table
+    [path] = (tmp_path / "results").glob("*.json")
+    assert path.name == "run__avg__train__s0.json"
+    r = json.loads(path.read_text())
+    for key in ("experiment", "model", "dataset", "profile", "config", "metrics",
+                "history", "params", "hardware", "started", "seconds", "git_commit",
+                "command", "dataset_identity", "peak_memory_mb", "lamalib"):
+        assert key in r, key
+    assert r["dataset_identity"]["sizes"] == {"train": 72, "valid": 8, "test": 20}
+    assert r["dataset_identity"]["label_names"] == ["neg", "pos"]
+    assert len(r["dataset_identity"]["sha256"]["test"]) == 64
+    assert r["config"]["train"]["epochs"] == 3 and r["config"]["model_options"] == {
+        "embed_dim": 8}
+    assert [h["epoch"] for h in r["history"]] == [1, 2, 3]
+    assert all(h["seconds"] > 0 for h in r["history"])
+    # The words decide the label: a trained AVG beats chance on unseen sentences.
+    assert r["metrics"]["test_accuracy"] >= 0.8
+    assert r["command"].startswith("python -m lamalib.experiments run --model avg")
+    assert r["hardware"]["device"] in ("cpu", "cuda") and r["params"] > 0
+
+
+def test_a_complete_run_is_skipped(tmp_path, files, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _run_cli(tmp_path, files)
+    [path] = (tmp_path / "results").glob("*.json")
+    before = path.read_text()
+    _run_cli(tmp_path, files)
+    assert "is complete: skipped" in capsys.readouterr().out
+    assert path.read_text() == before
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, files, monkeypatch):
+    from lamalib.experiments import runner
+
+    spec = RunSpec(model="avg", dataset="file", train_file=str(files[0]),
+                   test_file=str(files[1]), file_options={"header": False},
+                   model_options={"embed_dim": 8}, train={"epochs": 3, "lr": 0.1})
+    real_fit = runner.fit
+
+    def interrupted_fit(*args, **kwargs):
+        def stop(epoch, history, model):
+            if epoch == 2:
+                raise KeyboardInterrupt
+        kwargs["callbacks"] = [*kwargs.get("callbacks", []), stop]
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "fit", interrupted_fit)
+    with pytest.raises(KeyboardInterrupt):
+        run(spec, tmp_path / "results", [], tmp_path / "ckpt")
+    assert list((tmp_path / "results").glob("*.json")) == []  # nothing misleading
+    monkeypatch.setattr(runner, "fit", real_fit)
+    result = run(spec, tmp_path / "results", [], tmp_path / "ckpt")
+    assert [h["epoch"] for h in result["history"]] == [1, 2, 3]
+    assert not any((tmp_path / "ckpt").rglob("*.pt"))  # done: checkpoint removed
+
+
+def test_bad_input_gets_a_clear_error(tmp_path, files, capsys):
+    train, test = files
+    base = ["run", "--train", str(train), "--test", str(test), "--results",
+            str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")]
+    with pytest.raises(SystemExit, match="unknown model 'lstm'.*choose one of.*avg"):
+        main(["run", "--model", "lstm", "--dataset", "movie_reviews"])
+    with pytest.raises(SystemExit, match="unknown dataset 'yelp'.*movie_reviews"):
+        main(["run", "--model", "avg", "--dataset", "yelp"])
+    with pytest.raises(SystemExit, match="unknown option 'hidden'.*embed_dim"):
+        main([*base, "--model", "avg", "--set", "hidden=3"])
+    bad = tmp_path / "bad_test.tsv"
+    bad.write_text("neutral\tnot seen in training\n")
+    with pytest.raises(ValueError, match="neutral"):
+        main(["run", "--model", "avg", "--train", str(train), "--test", str(bad),
+              "--set", "header=false", "--results", str(tmp_path / "r"),
+              "--checkpoints", str(tmp_path / "c")])
+    assert not list((tmp_path / "r").glob("*.json"))
+
+
+def test_a_second_writer_is_refused_and_a_stale_lock_taken_over(tmp_path):
+    target = tmp_path / "x.json"
+    with run_lock(target):
+        with pytest.raises(RuntimeError, match="another run"):
+            with run_lock(target):
+                pass
+    lock = tmp_path / "x.json.lock"
+    lock.write_text("999999999")  # no such process
+    with run_lock(target):
+        assert lock.read_text() == str(os.getpid())
+    assert not lock.exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_results_directory(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    with pytest.raises(PermissionError, match="not writable"):
+        with run_lock(folder / "x.json"):
+            pass
+
+
+def test_report_puts_published_figures_beside_ours_and_says_not_run(tmp_path):
+    def result(seed, acc):
+        return {"experiment": "lama", "model": "te", "dataset": "r8", "profile": "full",
+                "config": {"seed": seed}, "metrics": {"test_accuracy": acc},
+                "history": [{"epoch": 1, "seconds": 2.0}],
+                "hardware": {"name": "cpu x"}}
+
+    write_json_atomic(tmp_path / "lama__te__r8__s0.json", result(0, 0.90))
+    write_json_atomic(tmp_path / "lama__te__r8__s1.json", result(1, 0.92))
+    write_json_atomic(tmp_path / "published.json", {"figures": [
+        {"paper": "lama", "model": "te", "dataset": "r8", "value": 0.901,
+         "source": "Mehta et al., section 5.3 (text)", "from": "text"}]})
+    table = results_table(tmp_path, "lama", grid=[("te", "r8"), ("avg", "r8")])
+    te = table[table.model == "te"].iloc[0]
+    assert te.ours == "91.0 ± 1.4" and te.seeds == 2 and te.paper == "90.1"
+    avg = table[table.model == "avg"].iloc[0]
+    assert avg.ours == "not run" and avg.seeds == 0

@@ -88,12 +88,13 @@ def _math_runs(src: str, level: int = 0) -> list[tuple[str, bool, int]]:
 
 def _runs(text: str) -> list[tuple[str, bool, int]]:
     """Runs of a label: text outside ``$...$`` is upright, inside it is math."""
-    runs = []
+    runs: list[tuple[str, bool, int]] = []
     for n, part in enumerate(text.split("$")):
-        if n % 2:
-            runs += _math_runs(part)
-        elif part:
-            runs.append((part, False, 0))
+        for run in _math_runs(part) if n % 2 else [(part, False, 0)] if part else []:
+            if runs and runs[-1][1:] == run[1:]:  # same style: one run
+                runs[-1] = (runs[-1][0] + run[0], *run[1:])
+            else:
+                runs.append(run)
     return runs
 
 

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 FIGURES = BOOK / "figures"
 SVG_NS = "{http://www.w3.org/2000/svg}"
-COLUMN_PX = 750  # the book's content column; a figure at width 100% is drawn this wide
-MIN_FONT_PX = 12  # smallest font size, as displayed, for the main text of a label
+COLUMN_PX = 670  # content column of the built book in a 1280 px window (measured)
+MIN_FONT_PX = 11  # smallest font size, as displayed there, of a label's main text
 DIRECTIVE = re.compile(r"```\{figure\}[ \t]*(?P<path>\S*)[ \t]*\n(?P<body>.*?)```",
                        re.DOTALL)
 

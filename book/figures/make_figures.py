@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 FONT = "'DejaVu Sans', Verdana, 'Helvetica Neue', Arial, sans-serif"
 MONO = "'DejaVu Sans Mono', Menlo, Consolas, monospace"
 SIZE = 14  # body text; nothing is smaller than SMALL (the test checks it at book width)
-SMALL = 12.5
+SMALL = 13
 INK = "#222222"
 MUTED = "#555555"
 GRAD = "#c0392b"  # gradients (backpropagation)
@@ -778,12 +778,13 @@ def _sublayers(s: Svg, cx, bottom, blocks, side, memory=None):
     base = bottom
     for label, sub, kind in blocks:
         box_y, add_y, ln_y = base - 46, base - 88, base - 124
-        s.arrow((cx, base), (cx, box_y + 17))
+        half = 20 if sub else 17  # two lines need a taller box
+        s.arrow((cx, base), (cx, box_y + half))
         s.dot(cx, base - 10)
         s.arrow((cx, base - 10), (side, base - 10), (side, add_y),
                 (cx + (10 if side > cx else -10), add_y), color=green, width=2)
-        s.box(cx, box_y, 176, 34, label, kind, size=13, sub=sub)
-        s.arrow((cx, box_y - 17), (cx, add_y + 10))
+        s.box(cx, box_y, 176, 2 * half, label, kind, size=13, sub=sub)
+        s.arrow((cx, box_y - half), (cx, add_y + 10))
         s.node(cx, add_y, "+", r=10)
         s.arrow((cx, add_y - 10), (cx, ln_y + 13))
         s.box(cx, ln_y, 120, 26, "LayerNorm", "norm", size=13)
@@ -893,7 +894,7 @@ def post_pre_ln() -> Svg:
     s.lines(cx + 50, 106, ["a LayerNorm sits", "on the residual path"], size=SMALL,
             anchor="start", color=MUTED)
     # pre-LN: a straight residual stream; the sublayers branch off it
-    cx, br = 505, 665
+    cx, br = 525, 670
     s.box(cx, 512, 60, 30, "$x_l$", "state")
     for base, (label, kind) in ((480, ("self-attention", "attn")),
                                 (300, ("feed-forward", "op"))):
@@ -912,7 +913,7 @@ def post_pre_ln() -> Svg:
     s.box(cx, 114, 74, 30, "$x_{l+1}$", "state")
     s.box(br, 114, 150, 50, "", "plain", dash=True)
     s.lines(br, 106, ["after the last layer:", "final LayerNorm"], size=SMALL)
-    s.lines(cx - 10, 250, ["only additions", "on the residual", "stream"], size=SMALL,
+    s.lines(cx - 10, 250, ["only additions", "on the", "residual stream"], size=SMALL,
             anchor="end", color=KINDS["state"][1])
     legend(s, 430, 540, [("state", "residual path")])
     return s
@@ -935,12 +936,12 @@ def positional_encoding() -> Svg:
     X = lambda p: x0 + (x1 - x0) * p / n  # noqa: E731
     legend_y = 28
     s.path(f"M{x0} {legend_y - 4} H{x0 + 30}", color=blue, width=2, arrow=False)
-    s.text(x0 + 38, legend_y, "sin: dimension 2i", size=SMALL, anchor="start")
-    s.path(f"M{x0 + 190} {legend_y - 4} H{x0 + 220}", color=orange, width=2,
+    s.text(x0 + 38, legend_y, "sin(\u03c9 pos)", size=SMALL, anchor="start")
+    s.path(f"M{x0 + 150} {legend_y - 4} H{x0 + 180}", color=orange, width=2,
            arrow=False, dash=True)
-    s.text(x0 + 228, legend_y, "cos: dimension 2i+1", size=SMALL, anchor="start")
+    s.text(x0 + 188, legend_y, "cos(\u03c9 pos)", size=SMALL, anchor="start")
     for i, w in enumerate(omega):
-        cy = 78 + 64 * i
+        cy = 86 + 63 * i
         s.path(f"M{x0} {cy} H{x1}", color="#d0d0d6", width=1, arrow=False)
         for fn, color, dash in ((math.sin, blue, False), (math.cos, orange, True)):
             pts = [(X(p / 4), cy - 22 * fn(w * p / 4)) for p in range(4 * n + 1)]

@@ -796,7 +796,7 @@ def _sublayers(s: Svg, cx, bottom, blocks, side, memory=None):
 
 
 def transformer_layers() -> Svg:
-    """``EncoderDecoder`` of ``lamalib.nn.transformer`` with post-LN blocks (the
+    """``lamalib.nn``'s ``EncoderDecoder`` with post-LN blocks (the
     default ``residual="post"``), eqs. (4), (7)-(9) of chapter 6."""
     s = Svg("transformer-layers", 780, 720,
             "The Transformer's encoder and decoder layers",

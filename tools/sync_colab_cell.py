@@ -16,17 +16,38 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "# Colab: install lamalib if it is missing"
+REPORT = "/tmp/lamalib-pip.json"  # pip's --report: what the install changed
+CELL = """\
+{marker} (a no-op outside Colab or once installed).
+import importlib.util
+import sys
+
+if "google.colab" in sys.modules and importlib.util.find_spec("lamalib") is None:
+    # pip keeps Colab's torch, numpy, ipywidgets... unless lamalib truly needs others
+    url = "git+{url}@{branch}"
+    %pip install -q --report {report} "lamalib @ {{url}}"
+    from lamalib.install_check import restart_hint  # standard library only
+
+    restart_hint("{report}")  # one line, if pip changed a package in use"""
+
+
+def repository(config_path: Path = ROOT / "_config.yml") -> tuple[str, str]:
+    """``(url, branch)`` of the repository, from ``_config.yml``."""
+    repo = yaml.safe_load(config_path.read_text())["repository"]
+    return repo["url"], repo.get("branch", "main")
 
 
 def install_cell_source(config_path: Path = ROOT / "_config.yml") -> str:
-    repo = yaml.safe_load(config_path.read_text())["repository"]
-    url = f"git+{repo['url']}@{repo.get('branch', 'main')}"
-    return (
-        f"{MARKER} (a no-op where it is installed).\n"
-        "import importlib.util\n\n"
-        'if importlib.util.find_spec("lamalib") is None:\n'
-        f'    %pip install -q "lamalib @ {url}"'
-    )
+    """The first code cell of every chapter.
+
+    On Colab only, and only while lamalib is missing: pip installs it from the
+    repository with its default ``--upgrade-strategy only-if-needed``, so what Colab
+    ships (torch, numpy, scipy, matplotlib, ipywidgets, IPython) stays unless lamalib's
+    declared ranges exclude it; then ``lamalib.install_check.restart_hint`` prints one
+    line if pip changed a package the runtime had already imported.
+    """
+    url, branch = repository(config_path)
+    return CELL.format(marker=MARKER, url=url, branch=branch, report=REPORT)
 
 
 def is_install_cell(cell: dict) -> bool:

@@ -1,14 +1,15 @@
 """Write the Colab install cell at the top of every chapter from ``_config.yml``.
 
 The repository URL lives in one place, ``_config.yml`` (``repository.url``); this script
-copies it into the first code cell of each notebook under ``book/``, and
-``tests/test_notebooks.py`` fails if any notebook's cell differs. Run it after changing
-the URL or adding a chapter: ``python tools/sync_colab_cell.py``.
+copies it into the first code cell of each notebook under ``book/`` and into the
+defaults of ``tools/colab_check.py``, and ``tests/test_notebooks.py`` fails if any of
+them differs. Run it after changing the URL or adding a chapter: ``make sync``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -78,8 +79,21 @@ def sync(path: Path, source: str) -> bool:
     return changed
 
 
+def sync_check_script(path: Path, url: str, branch: str) -> bool:
+    """Set the ``REPOSITORY`` and ``BRANCH`` defaults of ``tools/colab_check.py``;
+    True if it changed."""
+    text = path.read_text()
+    new = re.sub(r'^REPOSITORY = ".*"$', f'REPOSITORY = "{url}"', text, flags=re.M)
+    new = re.sub(r'^BRANCH = ".*"$', f'BRANCH = "{branch}"', new, flags=re.M)
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
 if __name__ == "__main__":
     src = install_cell_source()
     for nb_path in sorted((ROOT / "book").glob("*.ipynb")):
         if sync(nb_path, src):
             print(f"updated {nb_path.relative_to(ROOT)}", file=sys.stderr)
+    if sync_check_script(ROOT / "tools" / "colab_check.py", *repository()):
+        print("updated tools/colab_check.py", file=sys.stderr)

@@ -129,11 +129,13 @@ CELL_RUNNER = textwrap.dedent("""
 """)
 
 
-def _run_cell(installed, colab=True, present=False):
+def _run_cell(tmp_path, installed, colab=True, present=False):
+    # the cell as written, but with its report in this test's own folder
+    cell = install_cell_source().replace(REPORT, str(tmp_path / "pip.json"))
     proc = subprocess.run(
         [sys.executable, "-c", CELL_RUNNER, str(ROOT), json.dumps(installed),
          "1" if colab else "0", "1" if present else "0"],
-        input=install_cell_source(), capture_output=True, text=True,
+        input=cell, capture_output=True, text=True,
         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
@@ -147,23 +149,25 @@ def numpy_version():
     return numpy.__version__
 
 
-def test_cell_on_colab_installs_from_the_configured_url_quietly():
+def test_cell_on_colab_installs_from_the_configured_url_quietly(tmp_path):
     url, branch = repository()
-    out = _run_cell({"lamalib": "0.1.0", "gensim": "4.4.0"})
+    out = _run_cell(tmp_path, {"lamalib": "0.1.0", "gensim": "4.4.0"})
     pip_line, *rest = out.splitlines()
-    assert pip_line == (f'PIP: install -q --report {REPORT} '
+    assert pip_line == (f'PIP: install -q --report {tmp_path / "pip.json"} '
                         f'"lamalib @ git+{url}@{branch}"')
     assert rest == []  # nothing in use changed: no restart line
 
 
-def test_cell_on_colab_asks_once_for_a_restart_when_numpy_changed(numpy_version):
-    out = _run_cell({"lamalib": "0.1.0", "numpy": "1.26.4"})
+def test_cell_on_colab_asks_once_for_a_restart_when_numpy_changed(tmp_path,
+                                                                  numpy_version):
+    out = _run_cell(tmp_path, {"lamalib": "0.1.0", "numpy": "1.26.4"})
     pip_line, *rest = out.splitlines()
     assert pip_line.startswith("PIP: install")
     assert len(rest) == 1 and f"numpy {numpy_version} -> 1.26.4" in rest[0]
     assert "Runtime > Restart session" in rest[0]
 
 
-def test_cell_does_nothing_outside_colab_or_when_lamalib_is_there():
-    assert _run_cell({"numpy": "1.26.4"}, colab=False) == ""
-    assert _run_cell({"numpy": "1.26.4"}, colab=True, present=True) == ""
+def test_cell_does_nothing_outside_colab_or_when_lamalib_is_there(tmp_path):
+    assert _run_cell(tmp_path, {"numpy": "1.26.4"}, colab=False) == ""
+    assert _run_cell(tmp_path, {"numpy": "1.26.4"}, colab=True, present=True) == ""
+    assert not (tmp_path / "pip.json").exists()  # pip never ran

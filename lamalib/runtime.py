@@ -1,8 +1,10 @@
-"""Device, seeding, the run profile and Colab detection (chapter "Setup and a first
-model")."""
+"""Device, seeding, the run profile, Colab detection and Colab's widget manager
+(chapter "Setup and a first model")."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import os
 import random
 import sys
@@ -55,6 +57,58 @@ def is_colab() -> bool:
     return "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ
 
 
+def ipywidgets_version() -> str | None:
+    """The ipywidgets version this kernel uses: the imported module's, else the
+    installed one's; ``None`` without ipywidgets."""
+    module = sys.modules.get("ipywidgets")
+    if module is not None:
+        return getattr(module, "__version__", None)
+    try:
+        return importlib.metadata.version("ipywidgets")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _major(version: str | None) -> int | None:
+    head = (version or "").split(".")[0]
+    return int(head) if head.isdigit() else None
+
+
+_widget_manager_on = False  # Colab's custom widget manager, enabled once per kernel
+
+
+def widget_manager_enabled() -> bool:
+    """Whether :func:`enable_colab_widgets` turned Colab's custom widget manager on."""
+    return _widget_manager_on
+
+
+def enable_colab_widgets() -> str | None:
+    """On Colab with ipywidgets 8 or later, turn on Colab's custom widget manager.
+
+    Colab draws ipywidgets 7 (the version it ships) itself; widgets of version 8, the
+    explorers' controls and every ``tqdm.auto`` bar, render only through the custom
+    manager (``google.colab.output.enable_custom_widget_manager()``), which loads
+    their code from a CDN. It is switched on once per kernel. Returns a line to
+    print the first time, else ``None`` (outside Colab, with ipywidgets 7, or when
+    already on).
+    """
+    global _widget_manager_on
+    if _widget_manager_on or not is_colab():
+        return None
+    version = ipywidgets_version()
+    major = _major(version)
+    if major is None or major < 8:
+        return None
+    try:
+        output = importlib.import_module("google.colab.output")
+    except ImportError:  # COLAB_RELEASE_TAG set, but no google.colab to call
+        return None
+    output.enable_custom_widget_manager()
+    _widget_manager_on = True
+    return (f"widgets: ipywidgets {version} on Colab, so Colab's custom widget "
+            "manager is now on (it loads the widgets' code from a CDN)")
+
+
 def show_progress() -> bool:
     """Whether to draw progress bars (``LAMALIB_PROGRESS=0`` turns them off, as the book
     build does)."""
@@ -62,15 +116,18 @@ def show_progress() -> bool:
 
 
 def setup(seed: int = 0) -> str:
-    """Start a chapter: seed everything and, for the quick profile on a CPU, use one
-    thread.
+    """Start a chapter: seed everything, for the quick profile on a CPU use one
+    thread, and on Colab make ipywidgets 8 render (:func:`enable_colab_widgets`).
 
     The quick profile's models are tiny; on a small CPU that other work shares, threads
     that wait for each other make each step many times slower (and timings unsteady), so
-    one thread is faster. Returns a one-line summary to print.
+    one thread is faster. Returns a summary to print: one line, plus a second the
+    first time the widget manager is switched on.
     """
     seed_everything(seed)
     if profile() == "quick" and get_device().type == "cpu":
         torch.set_num_threads(1)
-    threads = torch.get_num_threads()
-    return f"profile: {profile()} | device: {get_device()} | torch threads: {threads}"
+    summary = (f"profile: {profile()} | device: {get_device()} | "
+               f"torch threads: {torch.get_num_threads()}")
+    widgets = enable_colab_widgets()
+    return summary if widgets is None else f"{summary}\n{widgets}"

@@ -1,3 +1,7 @@
+import os
+import sys
+import types
+
 import pytest
 import torch
 
@@ -55,3 +59,82 @@ def test_setup_seeds_and_uses_one_thread_for_quick_on_cpu(monkeypatch):
         assert torch.get_num_threads() == 1 and "threads: 1" in summary
     finally:
         torch.set_num_threads(threads)
+
+
+class _FakeColabOutput(types.ModuleType):
+    """Stands in for ``google.colab.output``: counts the calls that matter."""
+
+    def __init__(self):
+        super().__init__("google.colab.output")
+        self.calls = 0
+
+    def enable_custom_widget_manager(self):
+        self.calls += 1
+
+
+@pytest.fixture
+def fake_colab(monkeypatch):
+    """A stub ``google.colab`` in ``sys.modules``, and a widget manager not yet on."""
+    output = _FakeColabOutput()
+    colab = types.ModuleType("google.colab")
+    colab.output = output
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab.output", output)
+    monkeypatch.setattr(runtime, "_widget_manager_on", False)
+    monkeypatch.setenv("LAMALIB_PROFILE", "quick")
+    monkeypatch.setenv("LAMALIB_DEVICE", "cpu")
+    threads = torch.get_num_threads()
+    yield output
+    torch.set_num_threads(threads)
+
+
+def test_colab_with_ipywidgets_8_enables_the_widget_manager_once(fake_colab,
+                                                                  monkeypatch):
+    monkeypatch.setattr(runtime, "ipywidgets_version", lambda: "8.1.5")
+    assert runtime.is_colab()
+    first = runtime.setup(seed=0)
+    second = runtime.setup(seed=0)
+    assert fake_colab.calls == 1
+    assert runtime.widget_manager_enabled()
+    assert first.count("custom widget manager") == 1 and "8.1.5" in first
+    assert "widget manager" not in second  # said once, not by every chapter cell
+    assert first.splitlines()[0] == second  # the usual summary line is unchanged
+
+
+def test_colab_with_ipywidgets_7_leaves_the_widget_manager_alone(fake_colab,
+                                                                 monkeypatch):
+    monkeypatch.setattr(runtime, "ipywidgets_version", lambda: "7.7.1")
+    summary = runtime.setup(seed=0)
+    assert fake_colab.calls == 0 and not runtime.widget_manager_enabled()
+    assert "widget" not in summary
+
+
+def test_outside_colab_the_widget_manager_is_never_called(monkeypatch):
+    output = _FakeColabOutput()
+    # importable, but this is not Colab: google.colab was never imported by the kernel
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.setitem(sys.modules, "google.colab.output", output)
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    monkeypatch.setattr(runtime, "_widget_manager_on", False)
+    monkeypatch.setattr(runtime, "ipywidgets_version", lambda: "8.1.5")
+    assert not runtime.is_colab()
+    assert runtime.enable_colab_widgets() is None
+    assert output.calls == 0
+
+
+def test_colab_tag_without_google_colab_does_not_fail(monkeypatch):
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.setitem(sys.modules, "google.colab.output", None)  # import fails
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "release-colab")
+    monkeypatch.setattr(runtime, "_widget_manager_on", False)
+    monkeypatch.setattr(runtime, "ipywidgets_version", lambda: "8.1.5")
+    assert runtime.enable_colab_widgets() is None
+    assert not runtime.widget_manager_enabled()
+
+
+def test_ipywidgets_version_is_the_one_this_process_imports():
+    ipywidgets = pytest.importorskip("ipywidgets")
+    assert runtime.ipywidgets_version() == ipywidgets.__version__
+    expected = os.environ.get("LAMALIB_EXPECT_IPYWIDGETS")
+    if expected:  # set by tools/ipywidgets7_tests.sh: prove that run imports 7.7.1
+        assert ipywidgets.__version__ == expected, ipywidgets.__file__

@@ -1,14 +1,15 @@
 """Write the Colab install cell at the top of every chapter from ``_config.yml``.
 
 The repository URL lives in one place, ``_config.yml`` (``repository.url``); this script
-copies it into the first code cell of each notebook under ``book/``, and
-``tests/test_notebooks.py`` fails if any notebook's cell differs. Run it after changing
-the URL or adding a chapter: ``python tools/sync_colab_cell.py``.
+copies it into the first code cell of each notebook under ``book/`` and into the
+defaults of ``tools/colab_check.py``, and ``tests/test_notebooks.py`` fails if any of
+them differs. Run it after changing the URL or adding a chapter: ``make sync``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -16,17 +17,38 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "# Colab: install lamalib if it is missing"
+REPORT = "/tmp/lamalib-pip.json"  # pip's --report: what the install changed
+CELL = """\
+{marker} (a no-op outside Colab or once installed).
+import importlib.util
+import sys
+
+if "google.colab" in sys.modules and importlib.util.find_spec("lamalib") is None:
+    # pip keeps Colab's torch, numpy, ipywidgets... unless lamalib truly needs others
+    url = "git+{url}@{branch}"
+    %pip install -q --report {report} "lamalib @ {{url}}"
+    from lamalib.install_check import restart_hint  # standard library only
+
+    restart_hint("{report}")  # one line, if pip changed a package in use"""
+
+
+def repository(config_path: Path = ROOT / "_config.yml") -> tuple[str, str]:
+    """``(url, branch)`` of the repository, from ``_config.yml``."""
+    repo = yaml.safe_load(config_path.read_text())["repository"]
+    return repo["url"], repo.get("branch", "main")
 
 
 def install_cell_source(config_path: Path = ROOT / "_config.yml") -> str:
-    repo = yaml.safe_load(config_path.read_text())["repository"]
-    url = f"git+{repo['url']}@{repo.get('branch', 'main')}"
-    return (
-        f"{MARKER} (a no-op where it is installed).\n"
-        "import importlib.util\n\n"
-        'if importlib.util.find_spec("lamalib") is None:\n'
-        f'    %pip install -q "lamalib @ {url}"'
-    )
+    """The first code cell of every chapter.
+
+    On Colab only, and only while lamalib is missing: pip installs it from the
+    repository with its default ``--upgrade-strategy only-if-needed``, so what Colab
+    ships (torch, numpy, scipy, matplotlib, ipywidgets, IPython) stays unless lamalib's
+    declared ranges exclude it; then ``lamalib.install_check.restart_hint`` prints one
+    line if pip changed a package the runtime had already imported.
+    """
+    url, branch = repository(config_path)
+    return CELL.format(marker=MARKER, url=url, branch=branch, report=REPORT)
 
 
 def is_install_cell(cell: dict) -> bool:
@@ -57,8 +79,21 @@ def sync(path: Path, source: str) -> bool:
     return changed
 
 
+def sync_check_script(path: Path, url: str, branch: str) -> bool:
+    """Set the ``REPOSITORY`` and ``BRANCH`` defaults of ``tools/colab_check.py``;
+    True if it changed."""
+    text = path.read_text()
+    new = re.sub(r'^REPOSITORY = ".*"$', f'REPOSITORY = "{url}"', text, flags=re.M)
+    new = re.sub(r'^BRANCH = ".*"$', f'BRANCH = "{branch}"', new, flags=re.M)
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
 if __name__ == "__main__":
     src = install_cell_source()
     for nb_path in sorted((ROOT / "book").glob("*.ipynb")):
         if sync(nb_path, src):
             print(f"updated {nb_path.relative_to(ROOT)}", file=sys.stderr)
+    if sync_check_script(ROOT / "tools" / "colab_check.py", *repository()):
+        print("updated tools/colab_check.py", file=sys.stderr)

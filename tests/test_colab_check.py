@@ -126,3 +126,17 @@ def test_full_epoch_runs_small_on_a_cpu():
 def test_no_gpu_skips_the_epoch(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert "no GPU" in colab_check.full_epoch()["skipped"]
+
+
+def test_intro_clone_command_follows_the_configured_url(tmp_path):
+    from sync_colab_cell import repository, sync_clone_command
+
+    url = repository()[0]
+    intro = (ROOT / "book" / "intro.md").read_text()
+    name = url.rstrip("/").rsplit("/", 1)[-1]
+    assert f"git clone {url} && cd {name}\n" in intro, "run `make sync`"
+    copy = tmp_path / "intro.md"
+    copy.write_text(intro)
+    assert sync_clone_command(copy, "https://github.com/someone/my-course")
+    assert "git clone https://github.com/someone/my-course && cd my-course" in (
+        copy.read_text())

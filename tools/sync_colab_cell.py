@@ -90,6 +90,17 @@ def sync_check_script(path: Path, url: str, branch: str) -> bool:
     return new != text
 
 
+def sync_clone_command(path: Path, url: str) -> bool:
+    """Set the ``git clone URL && cd NAME`` line of the intro; True if it changed."""
+    text = path.read_text()
+    name = url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+    new = re.sub(r"^git clone \S+ && cd \S+$", f"git clone {url} && cd {name}", text,
+                 flags=re.M)
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
 if __name__ == "__main__":
     src = install_cell_source()
     for nb_path in sorted((ROOT / "book").glob("*.ipynb")):
@@ -97,3 +108,5 @@ if __name__ == "__main__":
             print(f"updated {nb_path.relative_to(ROOT)}", file=sys.stderr)
     if sync_check_script(ROOT / "tools" / "colab_check.py", *repository()):
         print("updated tools/colab_check.py", file=sys.stderr)
+    if sync_clone_command(ROOT / "book" / "intro.md", repository()[0]):
+        print("updated book/intro.md", file=sys.stderr)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import resource
 import shutil
 import time
+from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from ..data import Vocab, load_dataset, load_splits, make_loader, stratified_spl
 from ..data.fetch import data_dir
 from ..models import build_model, model_options
 from ..runtime import get_device, profile, seed_everything
-from ..train import evaluate, fit
+from ..train import distributed, evaluate, fit
 from .provenance import command_line, git_commit, hardware, lamalib_version
 from .results import RESULTS_DIR, is_complete, run_lock, write_json_atomic
 from .spec import RunSpec
@@ -74,7 +76,7 @@ def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tens
     vectors = pretrain_for(train, vocab, dim=dim, min_count=spec.word2vec_min_count,
                            epochs=spec.word2vec_epochs, seed=spec.seed)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npy")
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")  # ranks may race here
     np.save(tmp, vectors.numpy(), allow_pickle=False)
     tmp.replace(path)
     return vectors
@@ -94,6 +96,8 @@ def _peak_memory_mb(device: torch.device) -> dict:
 
 
 def _print_epoch(epoch, history, model) -> None:
+    if not distributed.is_main_process():
+        return
     r = history[-1]
     print(f"  epoch {epoch:>3}  train loss {r['train_loss']:.4f}  valid acc "
           f"{r.get('valid_accuracy', float('nan')):.4f}  ({r['seconds']:.1f} s)",
@@ -111,7 +115,8 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
     if out.exists() and is_complete(out) and not force:
         print(f"{out} is complete: skipped")
         return json.loads(out.read_text())
-    with run_lock(out):
+    main = not distributed.launched() or int(os.environ.get("RANK", "0")) == 0
+    with run_lock(out) if main else nullcontext():
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         commit, clock = git_commit(), time.perf_counter()  # the code this run uses
         train, valid, test = load_data(spec)
@@ -135,9 +140,10 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
                                    (test, spec.eval_batch_size, False))]
         run_dir = Path(checkpoints) / spec.experiment / out.stem
         config = spec.train_config(checkpoint_dir=run_dir)
-        print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}): "
-              f"{len(train)}/{len(valid)}/{len(test)} examples, vocab {len(vocab)}",
-              flush=True)
+        if main:
+            print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}): "
+                  f"{len(train)}/{len(valid)}/{len(test)} examples, vocab "
+                  f"{len(vocab)}", flush=True)
         history = fit(model, loaders[0], loaders[1], config, callbacks=[_print_epoch])
         device = next(model.parameters()).device
         scores = evaluate(model, loaders[2])
@@ -154,14 +160,16 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
                         "best_epoch": history.best_epoch},
             "history": history.records,
             "params": sum(p.numel() for p in model.parameters()),
-            "hardware": hardware(), **_peak_memory_mb(device),
+            "hardware": {**hardware(), "processes": distributed.world_size()},
+            **_peak_memory_mb(device),
             "started": started, "seconds": time.perf_counter() - clock,
             "git_commit": commit, "lamalib": lamalib_version(),
             "command": command_line(argv),
         }
-        write_json_atomic(out, result)
-        shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
-    print(f"test accuracy {scores['accuracy']:.4f} -> {out}", flush=True)
+        if main:
+            write_json_atomic(out, result)
+            shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
+            print(f"test accuracy {scores['accuracy']:.4f} -> {out}", flush=True)
     return result
 
 

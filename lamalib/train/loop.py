@@ -12,6 +12,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..runtime import get_device, seed_everything, show_progress
+from . import distributed
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TrainConfig
 from .history import History
@@ -121,9 +122,16 @@ def fit(
             "lamalib.data.stratified_split) or valid=None to select on training loss"
         )
     device = torch.device(config.device) if config.device else get_device()
+    device = distributed.device_for_rank(device)
+    distributed.init(device)  # under torchrun / accelerate launch: join the group
     model.to(device)
     seed_everything(config.seed)
     optimizer = build_optimizer(model.parameters(), config)
+    net = model  # what the steps call: the model, or its DDP wrapper
+    if distributed.world_size() > 1:
+        net = distributed.wrap(model, device)
+        train = distributed.RankShard(train, distributed.rank(),
+                                      distributed.world_size())
     use_amp = config.amp and device.type == "cuda"
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     progress = show_progress() if config.progress is None else config.progress
@@ -146,10 +154,11 @@ def fit(
         first_epoch = state["epoch"] + 1
         if history.stopped_early:
             first_epoch = config.epochs + 1  # the run had already finished
+        if distributed.is_main_process():
             print(f"{ckpt}: this run already finished (stopped early at epoch "
-                  f"{state['epoch']}); its best weights are restored")
-        else:
-            print(f"Resuming from {ckpt}: {state['epoch']} epoch(s) done, "
+                  f"{state['epoch']}); its best weights are restored"
+                  if history.stopped_early else
+                  f"Resuming from {ckpt}: {state['epoch']} epoch(s) done, "
                   f"continuing at epoch {first_epoch} of {config.epochs}")
 
     for epoch in range(first_epoch, config.epochs + 1):
@@ -162,11 +171,11 @@ def fit(
             train,
             desc=f"epoch {epoch}/{config.epochs}",
             leave=False,
-            disable=not progress,
+            disable=not progress or not distributed.is_main_process(),
         )
         for batch in bar:
             with _autocast(device, use_amp):
-                out = step(model, batch.to(device))
+                out = step(net, batch.to(device))
             optimizer.zero_grad(set_to_none=True)
             scaler.scale(out.loss).backward()
             if config.clip_grad is not None:
@@ -198,7 +207,7 @@ def fit(
         else:
             bad_epochs += 1
         history.stopped_early = bad_epochs >= config.patience
-        if ckpt is not None:
+        if ckpt is not None and distributed.is_main_process():
             save_checkpoint(
                 ckpt,
                 {

@@ -6,16 +6,15 @@ same machine, never as absolute numbers to compare across machines.
 
 from __future__ import annotations
 
-import datetime
 import json
-import platform
 import statistics
-import subprocess
 import time
 from pathlib import Path
 from typing import Callable
 
 import torch
+
+from ..provenance import git_commit, hardware  # noqa: F401  (re-exported)
 
 
 def _sync() -> None:
@@ -60,34 +59,6 @@ def compare_seconds(
         for name, fn in fns.items():
             times[name].append(median_seconds(fn, repeats=1, warmup=0))
     return {name: statistics.median(t) for name, t in times.items()}
-
-
-def hardware() -> dict:
-    """Where a timing was taken: device name, torch and CUDA versions, threads, date."""
-    cuda = torch.cuda.is_available()
-    return {
-        "device": (
-            torch.cuda.get_device_name()
-            if cuda
-            else platform.processor() or platform.machine()
-        ),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda if cuda else None,
-        "threads": torch.get_num_threads(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
-            timespec="seconds"
-        ),
-    }
-
-
-def git_commit() -> str | None:
-    """The checked-out commit, so a result traces to its code (None outside git)."""
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,

@@ -21,7 +21,7 @@ from ..data.fetch import data_dir
 from ..models import build_model, model_options
 from ..runtime import get_device, profile, seed_everything
 from ..train import distributed, evaluate, fit
-from .provenance import command_line, git_commit, hardware, lamalib_version
+from ..provenance import command_line, git_commit, hardware, lamalib_version
 from .results import RESULTS_DIR, is_complete, run_lock, write_json_atomic
 from .spec import RunSpec
 

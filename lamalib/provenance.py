@@ -1,8 +1,12 @@
-"""Where and how a result was made: hardware, versions, git commit, command line
-(chapter "Reproductions")."""
+"""Where and how a result was made: hardware, versions, git commit, command line.
+
+Benchmarks (``lamalib.analysis.timing``) and experiment results files
+(``lamalib.experiments``) both record it (chapter "Reproductions").
+"""
 
 from __future__ import annotations
 
+import datetime
 import platform
 import shlex
 import subprocess
@@ -13,16 +17,19 @@ import torch
 
 
 def hardware() -> dict:
-    """Device kind and name, counts, torch and CUDA versions."""
+    """Device kind, its name (GPU or CPU model) and count, torch threads, torch, CUDA
+    and Python versions, and the date."""
     cuda = torch.cuda.is_available()
     return {
         "device": "cuda" if cuda else "cpu",
         "name": torch.cuda.get_device_name(0) if cuda else _cpu_name(),
         "count": torch.cuda.device_count() if cuda else 1,
-        "cpu_threads": torch.get_num_threads(),
+        "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "cuda": torch.version.cuda if cuda else None,
         "python": platform.python_version(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"),
     }
 
 
@@ -38,7 +45,7 @@ def _cpu_name() -> str:
 
 def git_commit() -> str | None:
     """The checkout's commit (with ``+dirty`` when files differ), None outside git."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
                              capture_output=True, text=True).stdout.strip()

@@ -16,7 +16,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..data import Vocab, load_dataset, load_splits, make_loader, stratified_split
+from ..data import Vocab, load_dataset, load_splits, stratified_split
+from ..data.batching import BucketBatches
+from ..data.cache import cached_ids, cached_vocab, fingerprint
 from ..data.fetch import data_dir
 from ..models import build_model, model_options
 from ..runtime import get_device, profile, seed_everything
@@ -42,18 +44,11 @@ def load_data(spec: RunSpec):
     return tuple(load_dataset(spec.dataset, s) for s in ("train", "valid", "test"))
 
 
-def _fingerprint(dataset) -> str:
-    digest = hashlib.sha256()
-    for text, label in zip(dataset.texts, dataset.labels):
-        digest.update(f"{label}\t{text}\n".encode())
-    return digest.hexdigest()
-
-
 def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
     """Name, split sizes, label names and a SHA-256 of each split's (label, text)s."""
     identity = {"name": spec.dataset_label(), "label_names": list(train.label_names),
                 "sizes": {"train": len(train), "valid": len(valid), "test": len(test)},
-                "sha256": {s: _fingerprint(d) for s, d in
+                "sha256": {s: fingerprint(d) for s, d in
                            (("train", train), ("valid", valid), ("test", test))}}
     if spec.dataset == "file":
         identity["files"] = {"train": spec.train_file, "valid": spec.valid_file,
@@ -66,7 +61,7 @@ def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tens
     from ..embeddings import pretrain_for
 
     key = hashlib.sha256(json.dumps({
-        "texts": _fingerprint(train), "vocab": hashlib.sha256(
+        "texts": fingerprint(train), "vocab": hashlib.sha256(
             "\n".join(vocab.itos).encode()).hexdigest(),
         "dim": dim, "min_count": spec.word2vec_min_count,
         "epochs": spec.word2vec_epochs, "seed": spec.seed}).encode()).hexdigest()[:20]
@@ -120,7 +115,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         commit, clock = git_commit(), time.perf_counter()  # the code this run uses
         train, valid, test = load_data(spec)
-        vocab = Vocab.build(train.texts, min_freq=spec.min_freq)
+        vocab = cached_vocab(train, min_freq=spec.min_freq)
         options = dict(spec.model_options)
         seed_everything(spec.seed)
         if spec.embeddings == "word2vec":
@@ -133,8 +128,8 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
         seed_everything(spec.seed)  # the weights' draw depends on the seed alone
         model = build_model(spec.model, vocab_size=len(vocab),
                             num_classes=len(train.label_names), **options)
-        loaders = [make_loader(d, vocab, b, shuffle=s, seed=spec.seed,
-                               max_len=spec.max_len)
+        loaders = [BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, b,
+                                 shuffle=s, seed=spec.seed, pad_id=vocab.pad_id)
                    for d, b, s in ((train, spec.batch_size, True),
                                    (valid, spec.eval_batch_size, False),
                                    (test, spec.eval_batch_size, False))]

@@ -1,0 +1,79 @@
+"""On-disk caches of what is slow to recompute for large corpora: the vocabulary of a
+training split and the numericalised texts, keyed by content (chapter "Reproductions").
+
+The second run on IMDB does not tokenise 50,000 reviews again. Files are JSON and NumPy
+arrays read without pickle (``allow_pickle=False``), written atomically; the key is a
+SHA-256 of the texts, labels and settings, so changed data never meets a stale cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .dataset import TextDataset
+from .fetch import data_dir
+from .vocab import Vocab
+
+
+def cache_dir() -> Path:
+    """``$LAMALIB_CACHE`` if set, else ``<data dir>/cache``."""
+    path = Path(os.environ.get("LAMALIB_CACHE") or data_dir() / "cache")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def fingerprint(dataset: TextDataset) -> str:
+    """SHA-256 of every (label, text) pair in order: the dataset's identity."""
+    digest = hashlib.sha256()
+    for text, label in zip(dataset.texts, dataset.labels):
+        digest.update(f"{label}\t{text}\n".encode())
+    return digest.hexdigest()
+
+
+def _key(**parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def _tmp(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def cached_vocab(train: TextDataset, min_freq: int = 1,
+                 cls_token: bool = False) -> Vocab:
+    """``Vocab.build(train.texts, ...)``, read from the cache when it was built before."""
+    key = _key(data=fingerprint(train), min_freq=min_freq, cls=cls_token)
+    path = cache_dir() / f"vocab_{key}.json"
+    if path.exists():
+        stored = json.loads(path.read_text())
+        return Vocab(stored["itos"], stored["counts"])
+    vocab = Vocab.build(train.texts, min_freq=min_freq, cls_token=cls_token)
+    tmp = _tmp(path)
+    tmp.write_text(json.dumps({"itos": vocab.itos, "counts": vocab.counts}))
+    os.replace(tmp, path)
+    return vocab
+
+
+def cached_ids(dataset: TextDataset, vocab: Vocab, max_len: int | None = None,
+               add_cls: bool = False) -> list[list[int]]:
+    """``vocab.encode(text)[:max_len]`` for every text, read from the cache when it was
+    computed before with the same data, vocabulary and settings."""
+    key = _key(data=fingerprint(dataset), vocab=hashlib.sha256(
+        "\n".join(vocab.itos).encode()).hexdigest(), max_len=max_len, cls=add_cls)
+    path = cache_dir() / f"ids_{key}.npz"
+    if path.exists():
+        with np.load(path, allow_pickle=False) as stored:
+            flat, offsets = stored["flat"], stored["offsets"]
+        return [flat[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
+    ids = [vocab.encode(t, add_cls=add_cls)[:max_len] for t in dataset.texts]
+    offsets = np.cumsum([0] + [len(x) for x in ids], dtype=np.int64)
+    flat = np.fromiter((i for x in ids for i in x), dtype=np.int32, count=offsets[-1])
+    tmp = _tmp(path).with_suffix(".npz")
+    with open(tmp, "wb") as f:
+        np.savez(f, flat=flat, offsets=offsets)
+    os.replace(tmp, path)
+    return ids

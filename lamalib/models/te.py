@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from ..nn.pooling import masked_mean
-from ..nn.transformer import TokenEncoder
+from ..nn.token_encoder import TokenEncoder
 from .registry import register_model
 
 

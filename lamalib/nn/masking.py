@@ -23,6 +23,18 @@ def causal_mask(T: int, device: torch.device | None = None) -> torch.Tensor:
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
+def expand_key_mask(mask: torch.Tensor | None) -> torch.Tensor | None:
+    """A key mask ``(B, Tk)`` becomes ``(B, 1, Tk)``; ``(B, Tq, Tk)`` is kept."""
+    if mask is None or mask.dim() == 3:
+        return mask
+    return mask[:, None, :]  # (B, 1, Tk)
+
+
+def head_key_mask(mask: torch.Tensor | None) -> torch.Tensor | None:
+    """A key mask ``(B, Tk)`` becomes ``(B, 1, 1, Tk)`` (broadcast: heads, queries)."""
+    return None if mask is None else mask[:, None, None, :]
+
+
 def masked_softmax(
     scores: torch.Tensor, mask: torch.Tensor | None, dim: int = -1
 ) -> torch.Tensor:

@@ -1,11 +1,11 @@
 """Bahdanau's decoder against a step-by-step loop written from the paper.
 
 Bahdanau, Cho and Bengio (2015), section 3.1 and appendix A:
-    e_tj = v_a^T tanh(W_a s_{t-1} + U_a h_j)          score with the PREVIOUS state
-    a_t  = softmax_j(e_tj) over the real source tokens
+    e_tj = v_a^T tanh(W_a s_{t-1} + U_a h_j)   score with the PREVIOUS state
+    a_t  = softmax_j(e_tj)                      over the real source tokens
     c_t  = sum_j a_tj h_j
-    s_t  = f(s_{t-1}, y_{t-1}, c_t)                   a GRU whose input is [y_{t-1}; c_t]
-    p(y_t | ...) = g(y_{t-1}, s_t, c_t)               here softmax(W_o [s_t; c_t; y_{t-1}])
+    s_t  = f(s_{t-1}, y_{t-1}, c_t)             a GRU whose input is [y_{t-1}; c_t]
+    p(y_t | ...) = g(y_{t-1}, s_t, c_t)        here softmax(W_o [s_t; c_t; y_{t-1}])
 (the chapter's eq. (att-bahdanau); the paper's deep-output maxout layer is left out
 there, as in the library). Stepping the GRU first and attending with s_t (Luong's
 order) gives other weights and other logits.

@@ -6,9 +6,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lamalib.nn.attention import (
-    SCORES, Attention, AttentionPool, build_score,
-)
+from lamalib.nn.attention import Attention
+from lamalib.nn.attention_pool import AttentionPool
+from lamalib.nn.scores import SCORES, build_score
 
 B, TQ, TK, D = 2, 3, 4, 5
 

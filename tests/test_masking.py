@@ -72,3 +72,21 @@ def test_lengths_and_causal_masks_match_loops():
     assert lengths_to_mask(lengths, max_len=6).shape == (3, 6)
     causal = causal_mask(5)
     assert causal.tolist() == [[j <= i for j in range(5)] for i in range(5)]
+
+
+def test_float64_is_kept_and_passes_gradcheck():
+    # A float64 input must be computed in float64 (not rounded through float32), so
+    # its analytic gradient matches finite differences, also with a fully masked row.
+    torch.manual_seed(3)
+    scores = torch.randn(3, 5, dtype=torch.float64, requires_grad=True)
+    mask = torch.tensor([[True, False, True, True, True], [False] * 5,
+                         [True] * 5])
+    got = masked_softmax(scores, mask)
+    assert got.dtype == torch.float64
+    torch.testing.assert_close(got, brute_masked_softmax(scores.detach(), mask),
+                               atol=1e-15, rtol=1e-12)
+    assert torch.autograd.gradcheck(lambda s: masked_softmax(s, mask), (scores,))
+    broadcast = mask[None, :, :]  # (1, 3, 5) against scores (2, 3, 5)
+    batched = torch.randn(2, 3, 5, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda s: masked_softmax(s, broadcast),
+                                    (batched,))

@@ -6,16 +6,16 @@ from .evaluate import (agreement, analogy_accuracy, evaluate_vectors, neighbour_
 from .gensim_bridge import (gensim_word2vec, load_text8, pretrain_for, to_keyed_vectors,
                             word2vec_corpus)
 from .polysemy import ENGLISH_BANK, VIETNAMESE_DA, SenseInventory, sense_corpus
-from .sampling import (context_pairs, context_windows, keep_probabilities,
-                       noise_distribution, subsample)
+from .sampling import (context_pairs, context_windows, draw_negatives,
+                       keep_probabilities, noise_distribution, subsample)
 from .train import Word2VecConfig, Word2VecRun, train_word2vec
 from .word2vec import CBOW, SkipGram, negative_sampling_loss
 
 __all__ = [
     "CBOW", "ENGLISH_BANK", "SenseInventory", "SkipGram", "VIETNAMESE_DA",
     "Word2VecConfig", "Word2VecRun", "agreement", "analogy_accuracy", "context_pairs",
-    "context_windows", "evaluate_vectors", "gensim_word2vec", "keep_probabilities",
-    "load_text8", "negative_sampling_loss", "neighbour_overlap", "noise_distribution",
-    "pretrain_for", "sense_corpus", "similarity_spearman", "spearman", "subsample",
-    "to_keyed_vectors", "train_word2vec", "word2vec_corpus",
+    "context_windows", "draw_negatives", "evaluate_vectors", "gensim_word2vec",
+    "keep_probabilities", "load_text8", "negative_sampling_loss", "neighbour_overlap",
+    "noise_distribution", "pretrain_for", "sense_corpus", "similarity_spearman",
+    "spearman", "subsample", "to_keyed_vectors", "train_word2vec", "word2vec_corpus",
 ]

@@ -24,6 +24,34 @@ def noise_distribution(counts: torch.Tensor, power: float = 0.75) -> torch.Tenso
     return (weights / weights.sum()).float()  # (V,)
 
 
+def draw_negatives(cum: torch.Tensor, targets: torch.Tensor, k: int,
+                   generator: torch.Generator | None = None) -> torch.Tensor:
+    """``(B, K)`` noise words for the ``targets (B,)``, none equal to its row's target.
+
+    Words are drawn from the cumulative noise table ``cum (V,)`` (``cumsum`` of
+    :func:`noise_distribution`, last entry 1), as gensim's ``cum_table``. A draw that
+    hits its row's target is drawn again, so every row keeps K noise words; the C tool
+    and gensim (``word2vec_inner.pyx``) skip such a draw instead. Either way a word is
+    never its own noise word, which would push its output vector away from the hidden
+    vector that the true pair pulls it towards. A row's noise words follow
+    ``P_n(w) / (1 - P_n(target))`` for ``w != target``.
+    """
+    V = cum.numel()
+    if V < 2:
+        raise ValueError("negative sampling needs at least two words in the vocabulary")
+
+    def draw(n: int) -> torch.Tensor:
+        u = torch.rand(n, generator=generator, device=cum.device)  # (n,)
+        return torch.searchsorted(cum, u).clamp(max=V - 1)  # (n,)
+
+    negatives = draw(targets.numel() * k).view(-1, k)  # (B, K)
+    clash = negatives == targets[:, None]  # (B, K)
+    while clash.any():  # ends: every other word has a positive probability
+        negatives[clash] = draw(int(clash.sum()))
+        clash = negatives == targets[:, None]  # (B, K)
+    return negatives  # (B, K)
+
+
 def keep_probabilities(counts: torch.Tensor, sample: float = 1e-3) -> torch.Tensor:
     """Probability of keeping each occurrence of a word when subsampling frequent words.
 

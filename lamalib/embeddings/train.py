@@ -16,8 +16,8 @@ from typing import Sequence
 import torch
 
 from ..runtime import get_device, show_progress
-from .sampling import (context_pairs, context_windows, keep_probabilities,
-                       noise_distribution, subsample)
+from .sampling import (context_pairs, context_windows, draw_negatives,
+                       keep_probabilities, noise_distribution, subsample)
 from .word2vec import CBOW, SkipGram
 
 
@@ -136,15 +136,15 @@ def train_word2vec(sentences: Sequence[Sequence[str]], config: Word2VecConfig
             batches = _examples(chunk_ids, chunk_sent, config, gen)
             for batch in batches:
                 batch = [t.to(device) for t in batch]
-                B = batch[0].shape[0]
-                u = torch.rand(B * config.negative, device=device)  # (B*K,)
-                negatives = torch.searchsorted(cum, u).clamp(max=len(words) - 1)
-                loss = model(*batch, negatives.view(B, config.negative))  # (B,)
+                # The last tensor is the word scored by its output vector (skip-gram:
+                # the context word; CBOW: the center word); no noise word equals it.
+                negatives = draw_negatives(cum, batch[-1], config.negative)  # (B, K)
+                loss = model(*batch, negatives)  # (B,)
                 optimizer.zero_grad()
                 loss.mean().backward()
                 optimizer.step()
                 total += float(loss.detach().sum())
-                n_pairs += B
+                n_pairs += len(negatives)
         losses.append(total / max(n_pairs, 1))
     model.eval()
     seconds = time.perf_counter() - start_time

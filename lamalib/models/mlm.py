@@ -15,7 +15,7 @@ from torch import nn
 
 from ..data.mlm import IGNORE_INDEX, mask_tokens
 from ..nn.norm import LayerNorm
-from ..nn.transformer import TokenEncoder
+from ..nn.token_encoder import TokenEncoder
 from ..train import StepOutput
 
 

@@ -13,7 +13,7 @@ from torch import nn
 
 from ..nn.embedding import load_pretrained_
 from ..nn.pooling import masked_mean
-from ..nn.transformer import TokenEncoder
+from ..nn.token_encoder import TokenEncoder
 from .registry import register_model
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import torch
 
 from ..data.translation import PAD_ID
-from ..nn.transformer import EncoderDecoder
+from ..nn.encoder_decoder import EncoderDecoder
 from .registry import register_model
 from .seq2seq import greedy_tokens
 
 
 @register_model("transformer_seq2seq", kind="seq2seq")
 class TransformerSeq2Seq(EncoderDecoder):
-    """:class:`~lamalib.nn.transformer.EncoderDecoder` over one shared vocabulary.
+    """:class:`~lamalib.nn.encoder_decoder.EncoderDecoder` over one shared vocabulary.
 
     ``forward`` returns ``(logits (B, T, V), weights (B, T, S))`` where ``weights`` is
     the last decoder layer's encoder-decoder attention averaged over its heads: the

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from torch import nn
 
-from lamalib.nn.attention import GeneralScore
 from lamalib.nn.masking import masked_softmax
+from lamalib.nn.scores import GeneralScore
 
 
 class CoAttention(nn.Module):

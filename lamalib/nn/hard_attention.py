@@ -18,8 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lamalib.nn.attention import Score, build_score, expand_key_mask
-from lamalib.nn.masking import masked_softmax
+from lamalib.nn.masking import expand_key_mask, masked_softmax
+from lamalib.nn.scores import Score, build_score
 
 ESTIMATORS = ("reinforce", "straight_through")
 

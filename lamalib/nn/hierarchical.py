@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lamalib.nn.attention import AttentionPool
+from lamalib.nn.attention_pool import AttentionPool
 
 
 class HierarchicalAttention(nn.Module):

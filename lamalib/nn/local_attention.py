@@ -18,8 +18,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lamalib.nn.attention import Score, build_score
 from lamalib.nn.masking import masked_softmax
+from lamalib.nn.scores import Score, build_score
 
 
 class LocalAttention(nn.Module):

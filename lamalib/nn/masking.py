@@ -23,6 +23,18 @@ def causal_mask(T: int, device: torch.device | None = None) -> torch.Tensor:
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
+def expand_key_mask(mask: torch.Tensor | None) -> torch.Tensor | None:
+    """A key mask ``(B, Tk)`` becomes ``(B, 1, Tk)``; ``(B, Tq, Tk)`` is kept."""
+    if mask is None or mask.dim() == 3:
+        return mask
+    return mask[:, None, :]  # (B, 1, Tk)
+
+
+def head_key_mask(mask: torch.Tensor | None) -> torch.Tensor | None:
+    """A key mask ``(B, Tk)`` becomes ``(B, 1, 1, Tk)`` (broadcast: heads, queries)."""
+    return None if mask is None else mask[:, None, None, :]
+
+
 def masked_softmax(
     scores: torch.Tensor, mask: torch.Tensor | None, dim: int = -1
 ) -> torch.Tensor:
@@ -31,7 +43,7 @@ def masked_softmax(
     Never returns NaN: a row whose keys are all masked gets all-zero weights (not the
     uniform distribution, and not the NaN that ``softmax`` of all ``-inf`` gives). Works
     in float16: masked scores are filled with the dtype's lowest finite value, not
-    ``-inf``.
+    ``-inf``, and half precision is computed in float32; float64 stays float64.
 
     Args:
         scores: any shape, e.g. ``(B, Tq, Tk)`` or ``(B, H, Tq, Tk)``.
@@ -41,7 +53,9 @@ def masked_softmax(
         return torch.softmax(scores, dim=dim)
     mask = mask.to(torch.bool)
     filled = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
-    # Subtracting the row max keeps exp() in range also in float16.
-    weights = torch.softmax(filled.float(), dim=dim).to(scores.dtype)
+    # float16 / bfloat16 are computed in float32 (softmax subtracts the row max, so
+    # exp() stays in range); float64 stays float64, so gradcheck can check it.
+    work = torch.promote_types(scores.dtype, torch.float32)
+    weights = torch.softmax(filled.to(work), dim=dim).to(scores.dtype)
     # Rows with no valid key: softmax of equal fills is uniform; zero them instead.
     return weights.masked_fill(~mask, 0.0)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lamalib.nn.attention import ACTIVATIONS
 from lamalib.nn.masking import masked_softmax
+from lamalib.nn.scores import ACTIVATIONS
 
 
 class MultiDimensionalAttention(nn.Module):

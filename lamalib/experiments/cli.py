@@ -133,6 +133,14 @@ def cmd_report(args, argv) -> None:
         index=False))
 
 
+def cmd_vectors(args, argv) -> None:
+    from ..embeddings import Word2VecConfig
+    from .vectors import run_vectors
+
+    config = Word2VecConfig(dim=args.dim, epochs=args.epochs, min_count=args.min_count)
+    run_vectors(args.corpus, args.impl, args.arch, config, Path(args.results), argv)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m lamalib.experiments",
                                 description=__doc__)
@@ -172,6 +180,18 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--datasets", nargs="+", help="a subset of the paper's datasets")
     g.add_argument("--models", nargs="+", help="a subset of the paper's models")
     g.set_defaults(func=cmd_reproduce)
+
+    v = sub.add_parser("vectors", parents=[common],
+                       help="word2vec on a real corpus, judged on similarity and "
+                            "analogy benchmarks")
+    v.add_argument("--corpus", default="imdb",
+                   help="a dataset (its training split) or a corpus: imdb, r8, lee...")
+    v.add_argument("--impl", choices=["gensim", "lamalib"], default="gensim")
+    v.add_argument("--arch", choices=["skipgram", "cbow"], default="skipgram")
+    v.add_argument("--dim", type=int, default=100)
+    v.add_argument("--epochs", type=int, default=5)
+    v.add_argument("--min-count", type=int, default=5)
+    v.set_defaults(func=cmd_vectors)
 
     t = sub.add_parser("report", parents=[common],
                        help="every result, mean ± std over seeds, beside the paper")

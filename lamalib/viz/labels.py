@@ -4,7 +4,7 @@ vectors").
 ``ax.annotate`` at every point piles the words of a dense cluster on top of each other.
 :func:`label_points` tries a ring of positions around each point, nearest first, and
 keeps the first one whose text box overlaps no label already placed and no other
-point. A label placed far from its point, or one that found no free place (it then
+point. A label placed beyond the nearest ring, or one that found no free place (it then
 takes its least crowded candidate), gets a thin line to its point.
 """
 
@@ -81,8 +81,8 @@ def label_points(ax, xy, labels: Sequence[str], colors: Sequence | None = None,
             if cost == 0:
                 break
         cost, text, box = best
-        if cost > 0 or np.hypot(*text.xyann) > 2 * step:
-            # far from its point, or still crowded: a thin line says whose label it is
+        if cost > 0 or np.hypot(*text.xyann) > 1.01 * step:
+            # beyond the first ring, or still crowded: a thin line says whose label it is
             text.remove()
             text = ax.annotate(label, xy[i], xytext=text.xyann,
                                textcoords="offset points", ha=text.get_ha(),

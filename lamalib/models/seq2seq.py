@@ -9,6 +9,9 @@ differ in *when* they attend (eqs. (17) and (18) of the chapter):
 * Luong: the GRU runs first, the new state ``s_t`` queries the source, and the context
   only shapes the output; with teacher forcing all T steps then run in one call.
 
+``decoder="plain"`` is the baseline without attention
+(:class:`lamalib.models.seq2seq_plain.PlainDecoder`); its weights are ``None``.
+
 ``seq2seq_step`` plugs the model into :func:`lamalib.train.fit`.
 """
 
@@ -20,6 +23,7 @@ from torch import nn
 
 from lamalib.data.translation import BOS_ID, EOS_ID, PAD_ID
 from lamalib.models.registry import register_model
+from lamalib.models.seq2seq_plain import PlainDecoder
 from lamalib.nn.attention import Attention
 from lamalib.nn.bigru import BiGRU
 from lamalib.train import StepOutput
@@ -94,23 +98,25 @@ class LuongDecoder(nn.Module):
         return self.out(attentional), weights  # (B, T, V), (B, T, S)
 
 
-DECODERS = {"bahdanau": BahdanauDecoder, "luong": LuongDecoder}
+DECODERS = {"bahdanau": BahdanauDecoder, "luong": LuongDecoder, "plain": PlainDecoder}
+DEFAULT_SCORES = {"bahdanau": "additive", "luong": "general", "plain": None}
 
 
 @register_model("rnn_seq2seq", kind="seq2seq")
 class Seq2Seq(nn.Module):
-    """BiGRU encoder + attention decoder.
+    """BiGRU encoder + attention decoder (or the plain decoder without attention).
 
     Args:
         vocab_size: V, shared by source and target (``lamalib.data.translation`` ids).
         d_emb, d_hidden: embedding width E and state width D (even).
-        decoder: ``"bahdanau"`` or ``"luong"``.
+        decoder: ``"bahdanau"``, ``"luong"`` or ``"plain"`` (no attention).
         score: a registered score name; None picks ``additive`` for Bahdanau and
-            ``general`` for Luong, as in the papers.
+            ``general`` for Luong, as in the papers (and none for ``"plain"``).
         **score_kwargs: passed to the score (e.g. ``max_len`` for ``location``).
 
     ``forward(src (B, S), src_mask (B, S), tgt_in (B, T), tgt_mask=None)`` returns
-    ``logits (B, T, V)`` and ``weights (B, T, S)`` (teacher forcing).
+    ``logits (B, T, V)`` and ``weights (B, T, S)`` (teacher forcing; None for
+    ``"plain"``).
     """
 
     def __init__(self, vocab_size: int, d_emb: int = 32, d_hidden: int = 64,
@@ -119,7 +125,7 @@ class Seq2Seq(nn.Module):
         super().__init__()
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be in {sorted(DECODERS)}, got {decoder!r}")
-        score = score or ("additive" if decoder == "bahdanau" else "general")
+        score = score or DEFAULT_SCORES[decoder]
         self.encoder = Encoder(vocab_size, d_emb, d_hidden)
         self.decoder = DECODERS[decoder](vocab_size, d_emb, d_hidden, score,
                                          **score_kwargs)
@@ -135,7 +141,8 @@ class Seq2Seq(nn.Module):
                       ) -> tuple[torch.Tensor, torch.Tensor]:
         """Feed back the most likely token until EOS or ``max_len`` tokens.
 
-        Returns ``tokens (B, T)`` (EOS included, PAD after it), ``weights (B, T, S)``.
+        Returns ``tokens (B, T)`` (EOS included, PAD after it), ``weights (B, T, S)``
+        (None without attention).
         The decoder is re-run on the growing prefix: O(T^2) steps, fine for short
         outputs, and it needs no separate incremental code path.
         """
@@ -148,7 +155,7 @@ class Seq2Seq(nn.Module):
             return logits
 
         tokens = greedy_tokens(next_logits, src.shape[0], src.device, max_len)
-        return tokens, weights[0]  # (B, T), (B, T, S)
+        return tokens, weights[0]  # (B, T), (B, T, S) or None
 
 
 def greedy_tokens(next_logits, batch_size: int, device: torch.device,
@@ -203,7 +210,8 @@ def _alignment_hits(weights: torch.Tensor, alignment: torch.Tensor) -> tuple[int
 @torch.no_grad()
 def translation_metrics(model: Seq2Seq, loader) -> dict[str, float]:
     """Token accuracy (teacher forcing), exact-match sequence accuracy (greedy decoding)
-    and alignment accuracy (teacher-forced weights vs the true alignment)."""
+    and alignment accuracy (teacher-forced weights vs the true alignment; NaN for a
+    model without attention weights)."""
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -214,9 +222,10 @@ def translation_metrics(model: Seq2Seq, loader) -> dict[str, float]:
         keep = batch.tgt_mask
         sums["tokens"] += int(keep.sum())
         sums["token_hits"] += int((logits.argmax(-1) == batch.tgt_out)[keep].sum())
-        hits, scored = _alignment_hits(weights, batch.alignment)
-        sums["align_hits"] += hits
-        sums["aligned"] += scored
+        if weights is not None:  # the plain decoder has no alignment to grade
+            hits, scored = _alignment_hits(weights, batch.alignment)
+            sums["align_hits"] += hits
+            sums["aligned"] += scored
         T = batch.tgt_out.shape[1]
         tokens, _ = model.greedy_decode(batch.src, batch.src_mask, T)
         tokens = F.pad(tokens, (0, T - tokens.shape[1]), value=PAD_ID)  # (B, T)
@@ -227,5 +236,6 @@ def translation_metrics(model: Seq2Seq, loader) -> dict[str, float]:
     return {
         "token_accuracy": sums["token_hits"] / max(sums["tokens"], 1),
         "sequence_accuracy": sums["seq_hits"] / max(sums["seqs"], 1),
-        "alignment_accuracy": sums["align_hits"] / max(sums["aligned"], 1),
+        "alignment_accuracy": (sums["align_hits"] / sums["aligned"]
+                               if sums["aligned"] else float("nan")),
     }

@@ -16,11 +16,16 @@ def attention_heatmap(
     title: str | None = None,
     cmap: str = "viridis",
     colorbar: bool = True,
+    vmax: float | None = None,
+    xlabel: str = "key",
+    ylabel: str = "query",
 ):
     """Draw ``weights (Tq, Tk)``: rows are queries (``y_labels``), columns keys.
 
     Returns the Axes. Accepts a tensor or array; values are shown as they are (no
-    renormalisation), so masked keys stay at 0.
+    renormalisation), so masked keys stay at 0. The color scale runs from 0 to
+    ``vmax`` (default: the largest weight); give panels that are compared the same
+    ``vmax``. ``xlabel``/``ylabel`` name the axes (e.g. source/target for a decoder).
     """
     w = np.asarray(
         weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float
@@ -36,13 +41,13 @@ def attention_heatmap(
             max(2.5, 0.35 * len(y_labels) + 1.0),
         )
         _, ax = plt.subplots(figsize=size)
-    im = ax.imshow(
-        w, cmap=cmap, vmin=0.0, vmax=max(float(w.max()), 1e-9), aspect="auto"
-    )
+    if vmax is None:
+        vmax = max(float(w.max()), 1e-9)
+    im = ax.imshow(w, cmap=cmap, vmin=0.0, vmax=vmax, aspect="auto")
     ax.set_xticks(range(len(x_labels)), x_labels, rotation=90)
     ax.set_yticks(range(len(y_labels)), y_labels)
-    ax.set_xlabel("key")
-    ax.set_ylabel("query")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     if colorbar:

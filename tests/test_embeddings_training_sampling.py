@@ -16,13 +16,7 @@ from lamalib.embeddings.train import Word2VecConfig, build_vocab, train_word2vec
 from lamalib.embeddings.word2vec import CBOW, SkipGram
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # Tiny matmuls: on a busy machine, syncing two threads costs more than it saves.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def zipf_corpus(n_sentences=400, length=10, V=20, seed=0):

@@ -15,13 +15,7 @@ from lamalib.train import TrainConfig, fit
 V = 9
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # Tiny matmuls: on a busy machine, syncing two threads costs more than it saves.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def tiny_task(n=6):

@@ -18,13 +18,7 @@ from lamalib.data.translation import make_translation_task
 from lamalib.models.seq2seq import Seq2Seq
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # Tiny matmuls: on a busy machine, syncing two threads costs more than it saves.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def gru_step(cell, x, s):

@@ -14,12 +14,7 @@ from lamalib.models.seq2seq_plain import final_states
 V, E, D = 9, 8, 12
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def tiny_batch(n=6):

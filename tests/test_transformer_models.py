@@ -19,13 +19,7 @@ from lamalib.train import TrainConfig, evaluate, fit
 SEQS = [[3, 4, 5], [6, 7, 8, 9, 10, 11], [12], [4, 4, 4, 4]]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # Tiny matmuls: on a busy machine, syncing two threads costs more than it saves.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def test_te_is_registered_with_the_papers_full_size_defaults():

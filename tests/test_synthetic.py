@@ -10,7 +10,8 @@ import torch
 
 from lamalib.data import Vocab, load_dataset, make_loader
 from lamalib.data import synthetic
-from lamalib.data.synthetic import CONTRAST, FILLER, NEGATIVE, NEGATORS, POSITIVE
+from lamalib.data.synthetic import (CONTRAST, FILLER, NEGATIVE, NEGATORS, POSITIVE,
+                                    bag_twin)
 from lamalib.models import registry
 from lamalib.models.bigru import BiGRUMaxClassifier
 from lamalib.models.bow_mlp import BoWMLPClassifier
@@ -146,6 +147,22 @@ def test_order_grammar_every_sentence_has_a_bag_twin_with_the_other_label():
             for toks, label in zip(d.tokens(), d.labels)
         ]
         assert sum(flips) / len(flips) == expected, grammar
+
+
+def test_bag_twin_keeps_the_bag_and_flips_the_label():
+    d = load_dataset("synthetic_sentiment", "test", n=300, grammar="order")
+    for tokens, label, evidence, opinions in zip(
+        d.tokens(), d.labels, d.extras["keyword_positions"],
+        d.extras["opinion_positions"],
+    ):
+        twin = bag_twin(tokens, evidence, opinions)
+        assert sorted(twin) == sorted(tokens) and is_order_sentence(twin)
+        assert reference_label(twin) == 1 - label
+    keyword = load_dataset("synthetic_sentiment", "test", n=20)
+    with pytest.raises(ValueError, match="order"):
+        for toks, ev, ops in zip(keyword.tokens(), keyword.extras["keyword_positions"],
+                                 keyword.extras["opinion_positions"]):
+            bag_twin(toks, ev, ops)
 
 
 def test_given_the_bag_the_order_label_is_a_coin_toss(monkeypatch):

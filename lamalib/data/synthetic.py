@@ -157,6 +157,29 @@ def order_sentence(rng: random.Random, length: int, p_negate: float) -> Sentence
     return Sentence(words, label, [but, second], [first, second], "contrast")
 
 
+def bag_twin(words: list[str], evidence: list[int], opinions: list[int]) -> list[str]:
+    """The same words rearranged so that the ``"order"`` grammar gives the other label.
+
+    A negation sentence gets its negator moved to the other opinion word; a contrast
+    sentence gets its two opinion words swapped. ``evidence`` and ``opinions`` are the
+    sentence's ``extras`` entries. The twin has the same bag of words, so any
+    bag-of-words model gives both the same output.
+    """
+    if len(evidence) != 2 or len(opinions) != 2:
+        raise ValueError("bag_twin needs a sentence of the 'order' grammar")
+    operator, governed = evidence
+    other = next(i for i in opinions if i != governed)
+    twin = list(words)
+    if words[operator] in NEGATORS:
+        negator = twin.pop(operator)
+        twin.insert(other if other < operator else other - 1, negator)
+    elif words[operator] == CONTRAST:
+        twin[governed], twin[other] = words[other], words[governed]
+    else:
+        raise ValueError("bag_twin needs a sentence of the 'order' grammar")
+    return twin
+
+
 # name -> (sentence(rng, length, p_negate), default p_negate, shortest sentence)
 GRAMMARS: dict[str, tuple[Callable[..., Sentence], float, int]] = {
     "keyword": (keyword_sentence, 0.3, 2),

@@ -180,6 +180,26 @@ def bag_twin(words: list[str], evidence: list[int], opinions: list[int]) -> list
     return twin
 
 
+ROLES = ("operator", "governed", "other opinion", "filler")
+
+
+def token_roles(n_tokens: int, evidence: list[int], opinions: list[int]) -> list[str]:
+    """The planted role of every token of a sentence, from its ``extras`` entries.
+
+    ``"operator"``: the negator or "but"; ``"governed"``: the word it decides (the
+    keyword itself when nothing governs it); ``"other opinion"``: the opinion word
+    that does not; ``"filler"``: the rest. Chapter "Self-attention" sums attention
+    weights by role with :func:`lamalib.analysis.roles.weight_by_role`.
+    """
+    roles = ["filler"] * n_tokens
+    for i in opinions:
+        roles[i] = "other opinion"
+    roles[evidence[-1]] = "governed"
+    if len(evidence) == 2:
+        roles[evidence[0]] = "operator"
+    return roles
+
+
 # name -> (sentence(rng, length, p_negate), default p_negate, shortest sentence)
 GRAMMARS: dict[str, tuple[Callable[..., Sentence], float, int]] = {
     "keyword": (keyword_sentence, 0.3, 2),

@@ -29,7 +29,9 @@ def weight_by_role(
     """
     weights = torch.as_tensor(weights)
     if weights.shape[-1] != len(roles):
-        raise ValueError(f"weights cover {weights.shape[-1]} tokens, roles {len(roles)}")
+        raise ValueError(
+            f"weights cover {weights.shape[-1]} tokens, roles {len(roles)}"
+        )
     onehot = torch.tensor(
         [[float(role == name) for name in names] for role in roles],
         dtype=weights.dtype,

@@ -15,6 +15,7 @@ from ..runtime import get_device, seed_everything, show_progress
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import TrainConfig
 from .history import History
+from .schedule import build_scheduler
 from .steps import StepOutput, classification_step
 
 Step = Callable[[torch.nn.Module, object], StepOutput]
@@ -95,6 +96,7 @@ def fit(
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, weight_decay=config.weight_decay
     )
+    scheduler = build_scheduler(optimizer, config.schedule, config.warmup_steps)
     use_amp = config.amp and device.type == "cuda"
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     progress = show_progress() if config.progress is None else config.progress
@@ -108,6 +110,8 @@ def fit(
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scaler.load_state_dict(state["scaler"])
+        if "scheduler" in state:
+            scheduler.load_state_dict(state["scheduler"])
         history = History.from_state_dict(state["history"])
         best_state, bad_epochs = state["best_state"], state["bad_epochs"]
         first_epoch = state["epoch"] + 1
@@ -136,6 +140,7 @@ def fit(
                 torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_grad)
             scaler.step(optimizer)
             scaler.update()
+            scheduler.step()
             total_loss += float(out.loss.detach()) * out.count
             correct, count = correct + out.correct, count + out.count
             bar.set_postfix(loss=f"{total_loss / max(count, 1):.4f}")
@@ -166,6 +171,7 @@ def fit(
                     "model": model.state_dict(),
                     "optimizer": optimizer.state_dict(),
                     "scaler": scaler.state_dict(),
+                    "scheduler": scheduler.state_dict(),
                     "history": history.state_dict(),
                     "best_state": best_state,
                     "bad_epochs": bad_epochs,

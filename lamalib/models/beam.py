@@ -2,7 +2,7 @@
 
 Greedy decoding (``seq2seq.greedy_tokens``) keeps one prefix and appends its most
 likely next token. Beam search keeps the ``beam_width`` most probable prefixes
-(scored by the sum of their tokens' log-probabilities, eq. (12) of the chapter),
+(scored by the sum of their tokens' log-probabilities, ``log p(y | x)``),
 extends each by every token and keeps the best ``beam_width`` again. A prefix that
 emits EOS is finished; the search stops once no live prefix can still beat the best
 finished one (log-probabilities only fall as a prefix grows) or after ``max_len``
@@ -90,7 +90,7 @@ def beam_tokens(next_logits: NextLogits, beam_width: int, max_len: int,
     for _ in range(max_len):
         log_p = next_logits(prefixes)[:, -1].float().log_softmax(-1)  # (K, V)
         V = log_p.shape[-1]
-        total = (scores[:, None] + log_p).flatten()  # (K V,) eq. (12)
+        total = (scores[:, None] + log_p).flatten()  # (K V,) log p(prefix + token)
         top, index = total.topk(min(beam_width, total.numel()))  # best K extensions
         rows, tokens = index // V, index % V
         for score, row in zip(top[tokens == EOS_ID], rows[tokens == EOS_ID]):
@@ -142,7 +142,7 @@ def beam_decode(model: nn.Module, src: torch.Tensor, src_mask: torch.Tensor,
                         device=src.device)
     for b, t in enumerate(outputs):
         tokens[b, : len(t)] = t
-    return tokens, torch.tensor(scores)  # (B, T), (B,)
+    return tokens, torch.tensor(scores, device=src.device)  # (B, T), (B,)
 
 
 @torch.no_grad()

@@ -5,8 +5,10 @@ import torch
 import torch.nn.functional as F
 
 from lamalib.data import Vocab, load_dataset, make_loader
+from lamalib.data.mlm import IGNORE_INDEX
 from lamalib.data.translation import make_translation_task
 from lamalib.models import build_model
+from lamalib.models.mlm import MaskedLM, MaskedLMStep
 from lamalib.models.seq2seq import seq2seq_step
 from lamalib.train.steps import classification_step, smoothing
 
@@ -67,3 +69,31 @@ def test_seq2seq_step_smooths_every_real_target_token():
 def test_smoothing_outside_zero_one_is_refused():
     with pytest.raises(ValueError, match="label_smoothing"):
         smoothing(torch.nn.Linear(1, 1), 1.0)
+
+
+def test_masked_lm_step_smooths_the_selected_tokens_in_training_only():
+    class Rows:  # the fields MaskedLMStep reads
+        tokens = torch.randint(3, 20, (4, 12),
+                               generator=torch.Generator().manual_seed(0))
+        mask = torch.ones(4, 12, dtype=torch.bool)
+        index = torch.arange(4)
+
+    torch.manual_seed(2)
+    model = MaskedLM(20, d_model=16, n_heads=2, d_ff=32, n_layers=1, dropout=0.0,
+                     max_len=16)
+    for training in (True, False):
+        model.train(training)
+        step = MaskedLMStep(mask_id=2, vocab_size=20, select_prob=0.5, seed=1,
+                            label_smoothing=0.2)
+        reference = MaskedLMStep(mask_id=2, vocab_size=20, select_prob=0.5, seed=1)
+        # the step's own masks: its generator in training, seed + 7919 * row in eval
+        g = torch.Generator().manual_seed(1)
+        inputs, labels = step.corrupt(Rows.tokens, Rows.mask, g)
+        chosen = labels != IGNORE_INDEX
+        logits = model(inputs, Rows.mask)
+        eps = 0.2 if training else 0.0
+        torch.testing.assert_close(step(model, Rows).loss,
+                                   by_hand(logits[chosen], labels[chosen], eps))
+        if not training:
+            torch.testing.assert_close(step(model, Rows).loss,
+                                       reference(model, Rows).loss)

@@ -17,6 +17,7 @@ from ..data.mlm import IGNORE_INDEX, mask_tokens
 from ..nn.norm import LayerNorm
 from ..nn.token_encoder import TokenEncoder
 from ..train import StepOutput
+from ..train.steps import smoothing
 
 
 @dataclass
@@ -65,10 +66,13 @@ class MaskedLMStep:
     Args:
         mask_id, vocab_size, special_ids, select_prob: as ``mask_tokens``.
         seed: seeds the training masks and the evaluation masks.
+        label_smoothing: in training only (``lamalib.train.steps.smoothing``).
     """
 
     def __init__(self, mask_id: int, vocab_size: int, special_ids=(0, 1),
-                 select_prob: float = 0.15, seed: int = 0) -> None:
+                 select_prob: float = 0.15, seed: int = 0,
+                 label_smoothing: float = 0.0) -> None:
+        self.label_smoothing = label_smoothing
         self.mask_id, self.vocab_size = mask_id, vocab_size
         self.special_ids, self.select_prob, self.seed = special_ids, select_prob, seed
         self.generator = torch.Generator().manual_seed(seed)
@@ -99,6 +103,7 @@ class MaskedLMStep:
         if not selected.any():  # a tiny batch may draw no position: nothing to learn
             zero = logits.sum() * 0.0
             return StepOutput(zero, 0, 0)
-        loss = F.cross_entropy(logits[selected].float(), labels[selected])
+        loss = F.cross_entropy(logits[selected].float(), labels[selected],
+                               label_smoothing=smoothing(model, self.label_smoothing))
         correct = int((logits.argmax(-1) == labels)[selected].sum())
         return StepOutput(loss, correct, int(selected.sum()))

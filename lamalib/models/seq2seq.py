@@ -27,6 +27,7 @@ from lamalib.models.seq2seq_plain import PlainDecoder
 from lamalib.nn.attention import Attention
 from lamalib.nn.bigru import BiGRU
 from lamalib.train import StepOutput
+from lamalib.train.steps import smoothing
 
 
 class Encoder(nn.Module):
@@ -177,16 +178,20 @@ def greedy_tokens(next_logits, batch_size: int, device: torch.device,
     return prefix[:, 1:]  # (B, T)
 
 
-def seq2seq_step(model: nn.Module, batch) -> StepOutput:
+def seq2seq_step(model: nn.Module, batch, label_smoothing: float = 0.0
+                 ) -> StepOutput:
     """Token-level cross-entropy on ``batch.tgt_out`` where ``batch.tgt_mask`` is True.
 
     Works for any model ``model(src, src_mask, tgt_in, tgt_mask)`` that returns logits
     ``(B, T, V)`` or a tuple starting with them (RNN or Transformer seq2seq alike).
+    ``label_smoothing`` applies in training only (``lamalib.train.steps.smoothing``);
+    pass it with ``functools.partial(seq2seq_step, label_smoothing=0.1)``.
     """
     out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)
     logits = out[0] if isinstance(out, tuple) else out  # (B, T, V)
     keep = batch.tgt_mask  # (B, T)
-    loss = F.cross_entropy(logits[keep].float(), batch.tgt_out[keep])
+    loss = F.cross_entropy(logits[keep].float(), batch.tgt_out[keep],
+                           label_smoothing=smoothing(model, label_smoothing))
     correct = int((logits.argmax(-1) == batch.tgt_out)[keep].sum())
     return StepOutput(loss, correct, int(keep.sum()))
 

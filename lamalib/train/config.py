@@ -27,3 +27,5 @@ class TrainConfig:
     amp: bool = True  # mixed precision (float16 autocast + grad scaling), CUDA only
     device: str | None = None  # None: lamalib.runtime.get_device()
     progress: bool | None = None  # progress bars; None: lamalib.runtime.show_progress()
+    schedule: str = "constant"  # lr schedule by name: lamalib.train.schedule.SCHEDULES
+    warmup_steps: int = 0  # updates until the peak lr (needed by every non-constant)

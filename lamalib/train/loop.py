@@ -18,6 +18,7 @@ from .config import TrainConfig
 from .history import History
 from .identity import check_identity, run_identity
 from .optim import build_optimizer
+from .schedule import build_scheduler
 from .steps import StepOutput, classification_step
 
 Step = Callable[[torch.nn.Module, object], StepOutput]
@@ -127,6 +128,7 @@ def fit(
     model.to(device)
     seed_everything(config.seed)
     optimizer = build_optimizer(model.parameters(), config)
+    scheduler = build_scheduler(optimizer, config.schedule, config.warmup_steps)
     net = model  # what the steps call: the model, or its DDP wrapper
     if distributed.world_size() > 1:
         net = distributed.wrap(model, device)
@@ -147,6 +149,7 @@ def fit(
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         _restore_scaler(scaler, state["scaler"])
+        scheduler.load_state_dict(state["scheduler"])
         if hasattr(step, "load_state_dict"):
             step.load_state_dict(state["step"])
         history = History.from_state_dict(state["history"])
@@ -183,6 +186,7 @@ def fit(
                 torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_grad)
             scaler.step(optimizer)
             scaler.update()
+            scheduler.step()
             total_loss += float(out.loss.detach()) * out.count
             correct, count = correct + out.correct, count + out.count
             bar.set_postfix(loss=f"{total_loss / max(count, 1):.4f}")
@@ -215,6 +219,7 @@ def fit(
                     "model": model.state_dict(),
                     "optimizer": optimizer.state_dict(),
                     "scaler": scaler.state_dict(),
+                    "scheduler": scheduler.state_dict(),
                     "step": step.state_dict() if hasattr(step, "state_dict") else {},
                     "history": history.state_dict(),
                     "best_state": best_state,

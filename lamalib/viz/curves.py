@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 
 def plot_history(history, title: str | None = None):
@@ -26,6 +27,7 @@ def plot_history(history, title: str | None = None):
         if history.best_epoch is not None:
             ax.axvline(history.best_epoch, color="grey", ls=":", lw=1, label="kept")
         ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no epoch 1.5
         ax.set_ylabel(name)
         ax.legend(frameon=False)
     if title:

@@ -210,6 +210,7 @@ def test_offline_download_fails_fast_and_names_the_embedded_alternative(
         raise urllib.error.URLError("Temporary failure in name resolution")
 
     monkeypatch.setattr(download_mod.urllib.request, "urlopen", offline)
-    with pytest.raises(DownloadError, match="movie_reviews"):
+    with pytest.raises(DownloadError, match="movie_reviews") as err:
         load_dataset("sst2")
+    assert "stsa.binary.train" in str(err.value) and "LAMALIB_DATA" in str(err.value)
     assert list(tmp_path.iterdir()) == []

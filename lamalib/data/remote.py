@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .dataset import TextDataset
-from .fetch import EMBEDDED_HINT, DownloadError, download
+from .fetch import EMBEDDED_HINT, DownloadError, data_dir, download
 from .embedded import split_indices
 from .tab_corpora import imdb_local
 from .textio import read_lines
@@ -70,6 +70,17 @@ def read_label_text_file(path: Path) -> tuple[list[str], list[int]]:
     return texts, labels
 
 
+def _fetch(base_url: str, filename: str) -> Path:
+    """Download ``filename`` (or find its verified copy in the data directory)."""
+    try:
+        return download(base_url + filename, filename, SHA256.get(filename))
+    except DownloadError as err:
+        raise DownloadError(
+            f"{err} With a copy of the original {filename}, put it in {data_dir()} "
+            "(or set LAMALIB_DATA to the folder that holds it)."
+        ) from err
+
+
 def sentence_set(
     name: str, split: str = "train", seed: int = 0, base_url: str = BASE_URL
 ) -> TextDataset:
@@ -79,10 +90,10 @@ def sentence_set(
     if isinstance(files, dict):
         if split not in files:
             raise ValueError(f"split must be one of {tuple(files)}, got {split!r}")
-        path = download(base_url + files[split], files[split], SHA256.get(files[split]))
+        path = _fetch(base_url, files[split])
         texts, labels = read_label_text_file(path)
         return TextDataset(texts, labels, label_names, name, split)
-    path = download(base_url + files, files, SHA256.get(files))
+    path = _fetch(base_url, files)
     texts, labels = read_label_text_file(path)
     full = TextDataset(texts, labels, label_names, name, "all")
     return full.subset(split_indices(labels, split, seed, (0.8, 0.1)), split)

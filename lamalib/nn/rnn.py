@@ -242,9 +242,11 @@ class Recurrent(nn.Module):
 def init_memory_bias(layer: Recurrent, value: float) -> Recurrent:
     """Bias the gates of every cell towards keeping the old state, by ``value``.
 
-    LSTM: the forget-gate bias becomes ``+value`` (f = sigmoid(value) near 1, the
-    advice of Jozefowicz et al., 2015). GRU: the update-gate bias b_z becomes ``-value``
-    (z near 0 keeps h_{t-1}, eq. (7)). A plain RNN has no gate, so it is refused.
+    LSTM: the forget-gate bias becomes ``+value`` (f = sigmoid(value) near 1);
+    Jozefowicz et al. (2015) recommend a forget-gate bias of 1, so ``value=1`` is
+    their advice. GRU: the update-gate bias b_z becomes ``-value`` (z near 0 keeps
+    h_{t-1}, eq. (7)); that is our counterpart, not their recommendation. A plain RNN
+    has no gate, so it is refused.
     """
     if layer.kind == "rnn":
         raise ValueError("an RNN has no gate to bias; use 'lstm' or 'gru'")

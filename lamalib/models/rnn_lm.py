@@ -18,7 +18,7 @@ from ..nn.rnn import Recurrent
 
 
 class RNNLanguageModel(nn.Module):
-    """Embedding -> one-direction :class:`Recurrent` layer -> output layer ``V h_t + c``.
+    """Embedding, a one-direction :class:`Recurrent` layer, output ``V h_t + c``.
 
     Args:
         vocab_size: V.

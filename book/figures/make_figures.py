@@ -371,7 +371,7 @@ def _cell_frame(s: Svg, x0, y0, x1, y1):
 
 
 def lstm_cell() -> Svg:
-    """Eq. (3) of chapter 3 and ``LSTMCell.step``: gates i, f, o, candidate g."""
+    """Eq. (6) of chapter 3 and ``LSTMCell.step``: gates i, f, o, candidate g."""
     s = Svg("lstm-cell", 780, 450, "The LSTM cell and its gates",
             "One LSTM step. The previous hidden state h_{t-1} and the input x_t feed "
             "four "
@@ -436,7 +436,7 @@ def lstm_cell() -> Svg:
 
 
 def gru_cell() -> Svg:
-    """Eqs. (4)-(7) of chapter 3 (the LAMA paper's GRU) and ``GRUCell.step``.
+    """Eqs. (7)-(10) of chapter 3 (the LAMA paper's GRU) and ``GRUCell.step``.
 
     The reset gate multiplies ``U_h h_{t-1}`` (after the matrix product, as nn.GRU
     does), and ``z_t`` weighs the *new* candidate: z = 0 copies the state.

@@ -1,5 +1,5 @@
-"""Time and memory of self-attention, a recurrent layer and a convolution as the length
-n grows (chapter "Self-attention and multi-head attention").
+"""Time and memory of self-attention, restricted self-attention, a recurrent layer and a
+convolution as the length n grows (chapter "Self-attention and multi-head attention").
 
 The complexity table of Vaswani et al. (2017, table 1) says what should happen; this
 module measures what does, on the reader's machine, in one run:
@@ -24,16 +24,24 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from lamalib.analysis.timing import compare_seconds
+from lamalib.nn.local_window import LocalWindowAttention
+from lamalib.nn.masking import band_mask
 from lamalib.nn.multihead import MultiHeadAttention
 
 # Per layer: total work, operations that must run one after another, and the longest
-# path between two tokens (Vaswani et al. 2017, table 1). n tokens, width d, kernel k.
+# path between two tokens (Vaswani et al. 2017, table 1 and section 4). n tokens, width
+# d, kernel k, neighbourhood r. The table prints one convolution row, O(log_k n), the
+# dilated case; section 4 gives O(n/k) for contiguous kernels.
 COMPLEXITY_TABLE = [
     {"layer": "self-attention", "complexity": "O(n^2 d)", "sequential": "O(1)",
      "max path": "O(1)"},
+    {"layer": "restricted self-attention", "complexity": "O(r n d)",
+     "sequential": "O(1)", "max path": "O(n/r)"},
     {"layer": "recurrent (GRU)", "complexity": "O(n d^2)", "sequential": "O(n)",
      "max path": "O(n)"},
-    {"layer": "convolution", "complexity": "O(k n d^2)", "sequential": "O(1)",
+    {"layer": "convolution, contiguous", "complexity": "O(k n d^2)",
+     "sequential": "O(1)", "max path": "O(n/k)"},
+    {"layer": "convolution, dilated", "complexity": "O(k n d^2)", "sequential": "O(1)",
      "max path": "O(log_k n)"},
 ]
 
@@ -86,12 +94,23 @@ def peak_memory_bytes(fn: Callable[[], object], device: torch.device) -> int:
     return counter.peak
 
 
-def complexity_layers(d_model: int = 64, n_heads: int = 4, kernel: int = 3
-                      ) -> dict[str, tuple[nn.Module, Callable]]:
-    """The layers the chapter compares, each with how to call it on ``x (B, n, D)``."""
+def complexity_layers(d_model: int = 64, n_heads: int = 4, kernel: int = 3,
+                      radius: int = 8) -> dict[str, tuple[nn.Module, Callable]]:
+    """The layers the chapter compares, each with how to call it on ``x (B, n, D)``.
+
+    The two restricted layers compute the same function (a window of ``2 radius + 1``
+    keys): one masks full attention with ``band_mask``, one computes only the band.
+    """
 
     def attend(m, x):  # the from-scratch path stores the (n, n) matrix, eq. (1)
         return m(x, x, x, need_weights=True)[0]  # (B, n, D)
+
+    def attend_band(m, x):  # all n x n scores, most of them then masked
+        mask = band_mask(x.shape[1], radius, x.device)  # (n, n)
+        return m(x, x, x, mask=mask, need_weights=True)[0]  # (B, n, D)
+
+    def attend_window(m, x):  # only the n x (2 radius + 1) scores of the band
+        return m(x, x, x)[0]  # (B, n, D)
 
     def attend_fused(m, x):  # F.scaled_dot_product_attention: no (n, n) tensor kept
         return m(x, x, x)[0]  # (B, n, D)
@@ -103,9 +122,13 @@ def complexity_layers(d_model: int = 64, n_heads: int = 4, kernel: int = 3
         return m(x.transpose(1, 2))  # Conv1d wants (B, D, n); returns (B, D, n)
 
     attention = MultiHeadAttention(d_model, n_heads)
+    window = LocalWindowAttention(d_model, n_heads, radius)
+    window.load_state_dict(attention.state_dict())  # the same weights
     return {
         "self-attention": (attention, attend),
         "self-attention (fused sdpa)": (attention, attend_fused),
+        "restricted, band mask": (attention, attend_band),
+        "restricted, window": (window, attend_window),
         "recurrent (GRU)": (nn.GRU(d_model, d_model, batch_first=True), recur),
         "convolution": (nn.Conv1d(d_model, d_model, kernel, padding=kernel // 2),
                         convolve),
@@ -115,13 +138,14 @@ def complexity_layers(d_model: int = 64, n_heads: int = 4, kernel: int = 3
 @torch.no_grad()
 def measure_complexity(lengths: Sequence[int], d_model: int = 64, n_heads: int = 4,
                        kernel: int = 3, batch: int = 2, repeats: int = 3,
-                       device: torch.device | str | None = None) -> list[dict]:
+                       device: torch.device | str | None = None,
+                       radius: int = 8) -> list[dict]:
     """Time and peak memory of one forward pass of every layer at every length n.
 
     Returns rows ``{"layer", "n", "seconds", "peak_bytes"}``, all from this one run.
     """
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    layers = complexity_layers(d_model, n_heads, kernel)
+    layers = complexity_layers(d_model, n_heads, kernel, radius)
     for module, _ in layers.values():
         module.to(device).eval()
     rows = []

@@ -17,7 +17,8 @@ DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
     "newsgroups": (newsgroups, "embedded: gensim test data, 200 posts, 2 groups"),
     "synthetic_sentiment": (
         synthetic_sentiment,
-        "embedded: generated, planted keywords",
+        "embedded: generated; grammar='keyword' (one planted keyword, maybe "
+        "negated) or 'order' (two opinion words, a negator or 'but' decides)",
     ),
     "imdb": (imdb, "download: Hugging Face datasets (or a local copy), 50k reviews"),
     "r8": (r8, "download: Reuters-21578 R8, 7,674 news stories, 8 topics"),

@@ -41,6 +41,6 @@ class BiGRUMaxClassifier(nn.Module):
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = self.dropout(self.embed(tokens))  # (B, T, E)
         states = self.encoder(x, mask)  # (B, T, 2D)
-        # eq. (8): each feature keeps its strongest token, wherever it stands.
+        # eq. (11): each feature keeps its strongest token, wherever it stands.
         sentence = masked_max(states, mask)  # (B, 2D)
         return self.out(self.dropout(sentence))  # (B, C)

@@ -59,3 +59,17 @@ def masked_softmax(
     weights = torch.softmax(filled.to(work), dim=dim).to(scores.dtype)
     # Rows with no valid key: softmax of equal fills is uniform; zero them instead.
     return weights.masked_fill(~mask, 0.0)
+
+
+def band_mask(T: int, radius: int, device: torch.device | None = None) -> torch.Tensor:
+    """Bool mask ``(T, T)``: query i may look at keys j with ``|i - j| <= radius``.
+
+    Restricted self-attention (chapter "Self-attention and multi-head attention"):
+    every query sees a neighbourhood of ``2 * radius + 1`` positions centred on itself
+    (fewer at the edges). Full attention under this mask still computes all T x T
+    scores; ``lamalib.nn.local_window`` computes only the band.
+    """
+    if radius < 0:
+        raise ValueError(f"radius must be >= 0, got {radius}")
+    i = torch.arange(T, device=device)
+    return (i[:, None] - i[None, :]).abs() <= radius  # (T, T)

@@ -2,7 +2,7 @@
 
 Chapter "Recurrent networks and the GRU" derives every line; equation numbers in the
 comments are that chapter's, and the GRU follows eqs. (1)-(4) of the LAMA paper exactly
-(chapter eqs. (4)-(7)). These are teaching versions: :class:`lamalib.nn.bigru.BiGRU`
+(chapter eqs. (7)-(10)). These are teaching versions: :class:`lamalib.nn.bigru.BiGRU`
 runs the same function on ``nn.GRU``, and ``torch_parameters()`` maps our weights to
 PyTorch's so a test can prove both compute the same outputs and gradients.
 """
@@ -87,7 +87,7 @@ class RNNCell(_Cell):
 
 
 class LSTMCell(_Cell):
-    """LSTM cell, eq. (3): gates i, f, o, candidate g; cell c_t and output h_t.
+    """LSTM cell, eq. (6): gates i, f, o, candidate g; cell c_t and output h_t.
 
     Args: input_size E, hidden_size D.
     ``forward(x (B, E), (h, c) each (B, D)) -> (h, c)``. Gates are stacked in PyTorch's
@@ -108,14 +108,14 @@ class LSTMCell(_Cell):
         h, c = state  # (B, D) each
         a = xp + self.h_proj(h)  # (B, 4D)
         i, f, g, o = a.chunk(4, dim=-1)  # (B, D) each
-        # eq. (3): the cell state is updated additively; f decides how much survives.
+        # eq. (6): the cell state is updated additively; f decides how much survives.
         c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)  # (B, D)
         h = torch.sigmoid(o) * torch.tanh(c)  # (B, D)
         return h, c
 
 
 class GRUCell(_Cell):
-    """GRU cell exactly as eqs. (1)-(4) of the LAMA paper (chapter eqs. (4)-(7)).
+    """GRU cell exactly as eqs. (1)-(4) of the LAMA paper (chapter eqs. (7)-(10)).
 
     Args: input_size E, hidden_size D. ``forward(x (B, E), h (B, D)) -> h (B, D)``.
     Gates are stacked as (z, r, h~): ``x_proj`` holds ``[W_z; W_r; W_h]`` and
@@ -127,10 +127,10 @@ class GRUCell(_Cell):
     def step(self, xp: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         xz, xr, xh = xp.chunk(3, dim=-1)  # (B, D) each
         hz, hr, hh = self.h_proj(h).chunk(3, dim=-1)  # (B, D) each
-        z = torch.sigmoid(xz + hz)  # (B, D), eq. (4): update gate
-        r = torch.sigmoid(xr + hr)  # (B, D), eq. (5): reset gate
-        h_tilde = torch.tanh(xh + r * hh)  # (B, D), eq. (6): candidate state
-        return (1 - z) * h + z * h_tilde  # (B, D), eq. (7): interpolation
+        z = torch.sigmoid(xz + hz)  # (B, D), eq. (7): update gate
+        r = torch.sigmoid(xr + hr)  # (B, D), eq. (8): reset gate
+        h_tilde = torch.tanh(xh + r * hh)  # (B, D), eq. (9): candidate state
+        return (1 - z) * h + z * h_tilde  # (B, D), eq. (10): interpolation
 
     def torch_parameters(self) -> dict[str, torch.Tensor]:
         """Map to ``nn.GRU``: gate order (r, z, n), z swapped, r applied to a bias too.
@@ -242,9 +242,11 @@ class Recurrent(nn.Module):
 def init_memory_bias(layer: Recurrent, value: float) -> Recurrent:
     """Bias the gates of every cell towards keeping the old state, by ``value``.
 
-    LSTM: the forget-gate bias becomes ``+value`` (f = sigmoid(value) near 1, the
-    advice of Jozefowicz et al., 2015). GRU: the update-gate bias b_z becomes ``-value``
-    (z near 0 keeps h_{t-1}, eq. (7)). A plain RNN has no gate, so it is refused.
+    LSTM: the forget-gate bias becomes ``+value`` (f = sigmoid(value) near 1);
+    Jozefowicz et al. (2015) recommend a forget-gate bias of 1, so ``value=1`` is
+    their advice. GRU: the update-gate bias b_z becomes ``-value`` (z near 0 keeps
+    h_{t-1}, eq. (10)); that is our counterpart, not their recommendation. A plain RNN
+    has no gate, so it is refused.
     """
     if layer.kind == "rnn":
         raise ValueError("an RNN has no gate to bias; use 'lstm' or 'gru'")

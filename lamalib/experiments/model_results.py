@@ -1,0 +1,56 @@
+"""One model's full-profile runs, as a chapter shows them beside its quick live run
+(chapters "Recurrent networks and the GRU" and "Self-attention and multi-head
+attention"; the whole grid is on the "Reproductions" page).
+
+Every number comes from a results file, and every row names its file; a grid cell
+without a run says "not run".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .papers import PAPERS
+from .results import RESULTS_DIR, load_results
+
+
+def _device(hardware: dict) -> str:
+    if hardware.get("device") == "cuda":
+        return f"GPU ({hardware.get('name', 'CUDA')})"
+    threads = hardware.get("cpu_threads")
+    per = f", {threads} thread{'s' * (threads != 1)}" if threads else ""
+    return f"CPU ({hardware.get('name', 'unknown')}{per})"
+
+
+def model_results(model: str, results_dir: Path | str = RESULTS_DIR) -> list[dict]:
+    """A row per (paper, dataset) of every paper grid that has ``model``, then any
+    other run of it found in ``results_dir``.
+
+    Each row: ``paper``, ``dataset``, ``file`` (``"results/<name>.json"`` or
+    ``"not run"``), ``test_accuracy`` (None when not run), ``epochs``,
+    ``best_epoch``, ``seconds``, ``profile``, ``device`` (e.g. "CPU (AMD EPYC,
+    1 thread)"). One row per results file: seeds are not averaged here.
+    """
+    results_dir = Path(results_dir)
+    runs = [r for r in (load_results(results_dir) if results_dir.is_dir() else [])
+            if r["model"] == model]
+    cells = [(p.name, d) for p in PAPERS.values() if model in p.models
+             for d in p.datasets]
+    cells += sorted({(r["experiment"], r["dataset"]) for r in runs} - set(cells))
+    rows = []
+    for paper, dataset in cells:
+        mine = [r for r in runs if (r["experiment"], r["dataset"]) == (paper, dataset)]
+        if not mine:
+            rows.append({"paper": paper, "dataset": dataset, "file": "not run",
+                         "test_accuracy": None, "epochs": None, "best_epoch": None,
+                         "seconds": None, "profile": None, "device": None})
+        for r in sorted(mine, key=lambda r: r["file"]):
+            rows.append({
+                "paper": paper, "dataset": dataset, "file": f"results/{r['file']}",
+                "test_accuracy": r["metrics"]["test_accuracy"],
+                "epochs": len(r["history"]),
+                "best_epoch": r["metrics"].get("best_epoch"),
+                "seconds": round(r["seconds"]),
+                "profile": r["profile"], "device": _device(r["hardware"]),
+            })
+    return rows

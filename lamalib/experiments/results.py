@@ -135,7 +135,9 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
             mean, std = _mean_std([g["metrics"]["test_accuracy"] for g in group])
             epochs = [h for g in group for h in g["history"]]
             row.update(
-                ours=f"{100 * mean:.1f} ± {100 * std:.1f}",
+                # one seed has no spread to show
+                ours=f"{100 * mean:.1f} ± {100 * std:.1f}" if len(group) > 1 else
+                f"{100 * mean:.1f}",
                 seeds=len(group),
                 epochs=round(sum(len(g["history"]) for g in group) / len(group), 1),
                 sec_per_epoch=round(sum(h["seconds"] for h in epochs) / len(epochs), 1),
@@ -143,8 +145,8 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
                 device=group[0]["hardware"]["name"],
             )
         else:
-            row.update(ours="not run", seeds=0, epochs=None, sec_per_epoch=None,
-                       profile=None, device=None)
+            row.update(ours="not run", seeds=0, epochs="", sec_per_epoch="",
+                       profile="", device="")
         row["paper"] = f"{100 * pub['value']:.1f}" if pub else "—"
         row["paper_source"] = pub["source"] if pub else ""
         rows.append(row)

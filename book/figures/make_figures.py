@@ -1045,6 +1045,90 @@ def roadmap() -> Svg:
     return s
 
 
+# ------------------------------------------------------------------ chapter 7: LAMA
+def lama() -> Svg:
+    """Eqs. (7), (11), (13) and (15) of chapter 7 and ``LowRankMultiHeadAttention``:
+    one context vector, two low-rank projections, m heads (m = 3, T = 5, D = 4)."""
+    s = Svg("lama", 780, 470,
+            "LAMA: low-rank multi-head attention against a global context",
+            "Words go through an embedding and a BiGRU into the annotations H (T, D). "
+            "Two branches leave H: the global context c (D), the mean of H over the "
+            "real words (LAMA+ctx) or one learned vector (LAMA), projected by P tilde "
+            "transposed to m numbers; and every word's u_t = tanh(W_w h_t + b_w), "
+            "projected by Q tilde transposed to m numbers per word. Their elementwise "
+            "product f_t has one score per head. tanh, an l2 normalisation across the "
+            "m heads of each word, and a softmax along the words of each head, with "
+            "padding masked, give the attention matrix A (m, T). A times H is the "
+            "document matrix S (m, D), flattened into the MLP classifier. The m heads "
+            "cost the 2 D m numbers of P tilde and Q tilde.")
+    ptil, qtil = "P\u0303", "Q\u0303"
+    green = KINDS["state"][1]
+    # row 1: words -> BiGRU -> H
+    s.box(66, 150, 104, 44, "words", "input", sub="$w_1$ \u2026 $w_T$")
+    s.arrow((118, 150), (150, 150))
+    s.box(205, 150, 106, 44, "BiGRU", "op", sub="eqs. (5)-(6)")
+    s.arrow((258, 150), (284, 150))
+    H = [[0.9, 0.2, 0.4, 0.6], [0.3, 0.8, 0.5, 0.2], [0.6, 0.5, 0.9, 0.4],
+         [0.2, 0.3, 0.1, 0.7], [0.0, 0.0, 0.0, 0.0]]
+    c = 18
+    hx, hy = 286, 105
+    hfill = _shades(H, green)
+    hfill[4] = ["#ffffff"] * 4  # the pad row is zero
+    s.grid(hx, hy, 5, 4, c, hfill)
+    s.text(hx + 2 * c, hy + 5 * c + 20, "$H$  (T, D)")
+    s.text(hx + 4 * c + 6, hy + 4.5 * c + 5, "pad", size=SMALL, color=MUTED,
+           anchor="start")
+    # two branches: the context and the words
+    s.arrow((hx + 4 * c + 4, hy + 20), (400, 70))
+    s.box(490, 62, 176, 46, "context $c$  (D)", "attn", sub="mean of $H$, or learned")
+    s.arrow((hx + 4 * c + 4, hy + 60), (400, 180))
+    s.box(490, 188, 176, 46, "$u_t$ = tanh($W_w h_t$ + $b_w$)", "op", size=13,
+          sub="eq. (7), every word")
+    s.arrow((578, 62), (612, 62))
+    s.box(664, 62, 100, 46, f"${ptil}^\u22a4 c$", "attn", sub="(m)")
+    s.arrow((578, 188), (612, 188))
+    s.box(664, 188, 100, 46, f"${qtil}^\u22a4 u_t$", "op", sub="(T, m)")
+    s.arrow((714, 62), (740, 62), (740, 112))
+    s.arrow((714, 188), (740, 188), (740, 137))
+    s.node(740, 125, "*", "attn")
+    s.text(724, 129, "$f_t$", anchor="end")
+    s.text(724, 150, "(11)", size=SMALL, color=MUTED, anchor="end")
+    # row 2, right to left: tanh and l2 across heads, softmax along words, A
+    s.arrow((751, 125), (766, 125), (766, 290), (706, 290))
+    s.box(612, 290, 188, 46, "tanh, l2 across heads", "attn", sub="per word, eq. (13)")
+    s.arrow((518, 290), (486, 290))
+    s.box(392, 290, 188, 46, "softmax along words", "attn", sub="per head, pads 0")
+    s.arrow((298, 290), (266, 290))
+    A = [[0.10, 0.55, 0.20, 0.15, 0.0], [0.40, 0.10, 0.15, 0.35, 0.0],
+         [0.20, 0.20, 0.45, 0.15, 0.0]]
+    ax, ay = 170, 263
+    for r, row in enumerate(A):
+        for col, v in enumerate(row):
+            fill = "#ffffff" if col == 4 else tint(HEADS[r], 0.15 + 1.3 * v)
+            s.grid(ax + col * c, ay + r * c, 1, 1, c, [[fill]])
+    for r in range(3):
+        s.text(ax - 6, ay + r * c + 13, f"head {r + 1}", size=SMALL, anchor="end",
+               color=HEAD_TEXT[r])
+    s.text(ax + 2.5 * c, ay + 3 * c + 20, "$A$  (m, T)")
+    # row 3: S = A H, flatten, classify
+    s.arrow((ax + 2.5 * c, ay + 3 * c + 28), (ax + 2.5 * c, 372), (330, 372))
+    s.text(250, 364, "\u00d7 $H$", size=SIZE)
+    S = [[0.45, 0.55, 0.35, 0.40], [0.50, 0.40, 0.35, 0.55], [0.50, 0.45, 0.60, 0.40]]
+    sx, sy = 334, 345
+    s.grid(sx, sy, 3, 4, c, _shades(S, green))
+    s.text(sx + 2 * c, sy + 3 * c + 20, "$S = A H$  (m, D)")
+    s.text(sx + 2 * c, sy - 8, "(15)", size=SMALL, color=MUTED)
+    s.arrow((sx + 4 * c + 4, 372), (440, 372))
+    s.box(530, 372, 176, 46, "flatten, MLP", "out", sub="eqs. (16)-(17)")
+    s.arrow((618, 372), (650, 372))
+    s.box(690, 372, 72, 40, "$\u0177$", "out")
+    s.lines(20, 436, [f"m heads cost the 2 D m numbers of ${ptil}$ and ${qtil}$ (rank "
+                      "k = 1); m full bilinear maps $W_i$ (eq. 8) would cost m D\u00b2.",
+                      "Every head scores a word against the same c, so the work is "
+                      "linear in T."], size=SMALL, anchor="start", color=MUTED, gap=18)
+    return s
+
+
 FIGURES = {  # file name (without .svg): drawing function, in the book's order
     "rnn_unrolled": rnn_unrolled,
     "lstm_cell": lstm_cell,
@@ -1055,6 +1139,7 @@ FIGURES = {  # file name (without .svg): drawing function, in the book's order
     "positional_encoding": positional_encoding,
     "post_pre_ln": post_pre_ln,
     "transformer_layers": transformer_layers,
+    "lama": lama,
     "roadmap": roadmap,
 }
 

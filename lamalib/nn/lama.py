@@ -1,0 +1,154 @@
+"""LAMA: low-rank multi-head attention with a global context (chapter "LAMA").
+
+Mehta, Rangwala and Ramakrishnan (arXiv 1912.00835), section 3. From the word
+annotations ``H (T, D)`` of one document (``D = 2h`` for a BiGRU of width h) and one
+global context vector ``c (D,)``:
+
+    u_t = tanh(W_w h_t + b_w)                                   eq. (7)
+    f_t = c^T W_i u_t              (one head, W_i (D, D))       eq. (8)
+    f_t = c^T P Q^T u_t = 1^T (P^T c * Q^T u_t)  (rank k)       eq. (10)
+    f_t = P~^T c * Q~^T u_t        (rank 1, m heads at once)    eq. (11)
+    A = softmax(l2(tanh(P~^T C~ * Q~^T U^T)))   (m, T)          eq. (13)
+    S = A H                                     (m, D)          eqs. (14)-(15)
+
+Head i scores a word with the bilinear form ``c^T W_i u_t`` whose matrix is factorised
+as ``W_i = P_i Q_i^T`` (``P_i, Q_i (D, k)``): m heads cost ``2 D k m`` parameters
+instead of ``m D^2``. The paper writes ``H^T`` inside eq. (13) but defines the score on
+``u_t`` (eqs. 7, 11 and its Figure 1); we score ``U``, the output of eq. (7), and pool
+``H``. ``l2`` normalises each word's m scores across the heads; the softmax then runs
+along the words of each head, with padding masked.
+
+Disagreement regularisers, section 3.4, added to the loss as ``lambda * D`` (eq. 18):
+``||A A^T - I||_F^2`` on the positions (eq. 19a, SAN's
+:func:`lamalib.nn.san.attention_penalty`) and the mean pairwise cosine of the rows of
+S on the embeddings (eq. 19b).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lamalib.nn.masking import masked_softmax
+from lamalib.nn.pooling import masked_mean
+from lamalib.nn.san import attention_penalty
+
+INIT_STD = 0.1  # section 3.2: "Gaussian priors with mean 0 and standard deviation 0.1"
+
+
+def embedding_disagreement(sentence: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch of ``(1/m^2) sum_i sum_j cos(s_i, s_j)``, eq. (19b).
+
+    Args:
+        sentence: ``S (B, m, D)``, one row per head. The sum runs over all pairs,
+            ``i = j`` included (those m terms are 1), exactly as eq. (19b) writes it.
+    """
+    m = sentence.shape[1]
+    unit = F.normalize(sentence, dim=-1)  # (B, m, D): s_i / ||s_i||
+    cosines = unit @ unit.transpose(1, 2)  # (B, m, m)
+    return (cosines.sum(dim=(1, 2)) / m**2).mean()
+
+
+def position_disagreement(weights: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch of ``||A A^T - I||_F^2``, eq. (19a) (SAN's penalty)."""
+    return attention_penalty(weights)
+
+
+DISAGREEMENTS = {"dp": position_disagreement, "de": embedding_disagreement}
+
+
+class LearnedContext(nn.Module):
+    """``c`` learned from a random start, shared by every document (model ``lama``).
+
+    ``forward(states (B, T, D), mask) -> c (B, D)``.
+    """
+
+    def __init__(self, d: int) -> None:
+        super().__init__()
+        self.c = nn.Parameter(torch.randn(d) * INIT_STD)  # (D,); the start is ours
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        return self.c.expand(states.shape[0], -1)  # (B, D)
+
+
+class MeanContext(nn.Module):
+    """``c`` = the mean of the document's word annotations, real tokens only
+    (model ``lama_ctx``, section 3.2: "the mean of the word embeddings is a good first
+    approximation of the document's global context").
+
+    ``forward(states (B, T, D), mask (B, T)) -> c (B, D)``.
+    """
+
+    def __init__(self, d: int) -> None:
+        super().__init__()
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        if mask is None:
+            return states.mean(dim=1)  # (B, D)
+        return masked_mean(states, mask)  # (B, D): pads do not count
+
+
+CONTEXTS = {"learned": LearnedContext, "mean": MeanContext}
+
+
+def l2_across_heads(scores: torch.Tensor) -> torch.Tensor:
+    """``x / ||x||`` over the m heads of each word: ``(B, T, m) -> (B, T, m)``."""
+    return F.normalize(scores, dim=-1)
+
+
+NORMALIZATIONS = {"l2": l2_across_heads, "none": lambda scores: scores}
+
+
+class LowRankMultiHeadAttention(nn.Module):
+    """m attention heads from one context vector and a rank-k bilinear form, eq. (13).
+
+    Args:
+        d: D, the width of the word annotations (2h after a BiGRU).
+        heads: m, the number of heads.
+        rank: k, the rank of each head's bilinear matrix ``W_i = P_i Q_i^T``
+            (1 in the paper's experiments, eq. 11).
+        context: ``"learned"`` (one trained c) or ``"mean"`` (each document's mean
+            annotation), see :data:`CONTEXTS`.
+        normalize: ``"l2"`` across the heads (eq. 13) or ``"none"``.
+
+    ``forward(states (B, T, D), mask (B, T) bool) -> (S (B, m, D), A (B, m, T))``;
+    pads get weight exactly 0. ``last_weights`` keeps A of the last call, detached.
+    """
+
+    def __init__(self, d: int, heads: int = 10, rank: int = 1,
+                 context: str = "mean", normalize: str = "l2") -> None:
+        super().__init__()
+        for name, value, known in (("context", context, CONTEXTS),
+                                   ("normalize", normalize, NORMALIZATIONS)):
+            if value not in known:
+                raise ValueError(
+                    f"unknown {name} {value!r}; use one of {sorted(known)}")
+        self.d, self.heads, self.rank = d, heads, rank
+        self.proj = nn.Linear(d, d)  # W_w, b_w of eq. (7)
+        nn.init.normal_(self.proj.weight, std=INIT_STD)  # N(0, 0.1^2): std 0.1
+        nn.init.normal_(self.proj.bias, std=INIT_STD)
+        # P, Q (D, k, m) of eq. (10); the paper only says "random": ours is the
+        # Linear default's scale, uniform in +-1/sqrt(D).
+        bound = d ** -0.5
+        self.p = nn.Parameter(torch.empty(d, rank, heads).uniform_(-bound, bound))
+        self.q = nn.Parameter(torch.empty(d, rank, heads).uniform_(-bound, bound))
+        self.context = CONTEXTS[context](d)
+        self.normalize = NORMALIZATIONS[normalize]
+        self.last_weights: torch.Tensor | None = None
+
+    def scores(self, states: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """``f_t`` of every word, before tanh: ``(B, T, D), (B, D) -> (B, T, m)``."""
+        u = torch.tanh(self.proj(states))  # (B, T, D), eq. (7)
+        pc = torch.einsum("bd,dkm->bkm", context, self.p)  # (B, k, m): P^T c
+        qu = torch.einsum("btd,dkm->btkm", u, self.q)  # (B, T, k, m): Q^T u_t
+        return (pc[:, None] * qu).sum(dim=2)  # (B, T, m): 1^T (. * .), eq. (10)
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        c = self.context(states, mask)  # (B, D), the same c for every word (C~)
+        f = self.normalize(torch.tanh(self.scores(states, c)))  # (B, T, m), eq. (13)
+        key_mask = None if mask is None else mask[:, None, :]  # (B, 1, T)
+        weights = masked_softmax(f.transpose(1, 2), key_mask, dim=-1)  # (B, m, T)
+        self.last_weights = weights.detach()
+        return weights @ states, weights  # S = A H (B, m, D), eq. (15); A (B, m, T)

@@ -66,9 +66,11 @@ class BoundaryTagger(nn.Module):
 
     def attention_masks(self, tokens, mask, spans) -> list[torch.Tensor]:
         """Each layer's mask: ``(B, H, T, T)`` with injections, else ``(B, T)``."""
-        H = self.config.n_heads
-        return [head_attention_mask(inj, H, tokens, mask, spans) if inj else mask
-                for inj in self.plan]
+        H, built = self.config.n_heads, {}
+        for inj in map(tuple, self.plan):  # layers with the same plan share a mask
+            if inj and inj not in built:
+                built[inj] = head_attention_mask(inj, H, tokens, mask, spans)
+        return [built[tuple(inj)] if inj else mask for inj in self.plan]
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor,
                 spans: torch.Tensor) -> torch.Tensor:

@@ -43,7 +43,8 @@ class EncoderLayer(nn.Module):
         # x: (B, T, D); mask: (B, T) True at real tokens, or a full attention mask
         # (B, T, T) / (B, H, T, T), e.g. per-head pattern masks (chapter "Finding and
         # injecting attention patterns")
-        attn_mask = head_key_mask(mask) if mask is not None and mask.dim() == 2 else mask
+        full = mask is not None and mask.dim() > 2
+        attn_mask = mask if full else head_key_mask(mask)
 
         def attend(h: torch.Tensor) -> torch.Tensor:
             out, w = self.self_attn(h, h, h, mask=attn_mask,

@@ -62,7 +62,8 @@ def matching_token(tokens, mask, spans=None) -> torch.Tensor:
 def same_span(tokens, mask, spans=None) -> torch.Tensor:
     """x_i and x_j lie in the same span (sentence or segment), eq. (5)."""
     if spans is None:
-        raise ValueError("the same_span pattern needs spans (B, T): a span id per token")
+        raise ValueError("the same_span pattern needs spans (B, T): a span id per "
+                         "token")
     return spans[:, :, None] == spans[:, None, :]  # (B, T, T)
 
 
@@ -192,7 +193,8 @@ class Injection:
         get_pattern(self.pattern)  # fail early on an unknown name
 
 
-def every_layer(n_layers: int, injections: Sequence[Injection]) -> list[list[Injection]]:
+def every_layer(n_layers: int,
+                injections: Sequence[Injection]) -> list[list[Injection]]:
     """The same injections in every layer (as Li et al. do)."""
     return [list(injections) for _ in range(n_layers)]
 

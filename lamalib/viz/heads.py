@@ -28,7 +28,8 @@ def head_heatmap(scores, ax=None, title: str | None = None,
         raise ValueError(f"scores must be (layers, heads), got shape {s.shape}")
     L, H = s.shape
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(3.0, 0.6 * H + 1.8), max(1.8, 0.55 * L + 1.0)))
+        size = (max(3.0, 0.6 * H + 1.8), max(1.8, 0.55 * L + 1.0))
+        _, ax = plt.subplots(figsize=size)
     im = ax.imshow(s, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(H), [str(h) for h in range(H)])
     ax.set_yticks(range(L), [str(l) for l in range(L)])

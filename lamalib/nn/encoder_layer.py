@@ -40,9 +40,14 @@ class EncoderLayer(nn.Module):
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
-        # x: (B, T, D); mask: (B, T) True at real tokens
+        # x: (B, T, D); mask: (B, T) True at real tokens, or a full attention mask
+        # (B, T, T) / (B, H, T, T), e.g. per-head pattern masks (chapter "Finding and
+        # injecting attention patterns")
+        full = mask is not None and mask.dim() > 2
+        attn_mask = mask if full else head_key_mask(mask)
+
         def attend(h: torch.Tensor) -> torch.Tensor:
-            out, w = self.self_attn(h, h, h, mask=head_key_mask(mask),
+            out, w = self.self_attn(h, h, h, mask=attn_mask,
                                     need_weights=self.keep_weights)
             self.last_weights = w  # (B, H, T, T) or None
             return out  # (B, T, D)

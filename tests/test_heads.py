@@ -1,0 +1,113 @@
+"""Head importance (lamalib.analysis.heads): a disabled head ranks last under both
+estimates; the parts of the Taylor sum relate to the mask gradient as the algebra
+says; and both agree with the loss change they estimate."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lamalib.analysis.heads import (attention_modules, disable_head, head_importance,
+                                    mask_gradient, normalize_per_layer, rank_heads,
+                                    taylor_terms, top_heads)
+from lamalib.models.te import TEClassifier
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def _model_and_batches(seed=0, n_batches=3):
+    torch.manual_seed(seed)
+    model = TEClassifier(30, 3, d_model=24, n_heads=4, d_ff=32, n_layers=2,
+                         dropout=0.0)
+    batches = []
+    for _ in range(n_batches):
+        tokens = torch.randint(1, 30, (6, 9))
+        mask = torch.ones_like(tokens, dtype=torch.bool)
+        mask[:3, 6:] = False  # some padding
+        tokens[~mask] = 0
+        batches.append((tokens, mask, torch.randint(0, 3, (6,))))
+    return model, batches
+
+
+def _loss(model, batch):
+    tokens, mask, labels = batch
+    return F.cross_entropy(model(tokens, mask), labels)
+
+
+@pytest.mark.parametrize("method", ["taylor", "mask"])
+def test_a_disabled_head_ranks_last(method):
+    model, batches = _model_and_batches()
+    disable_head(attention_modules(model)[1], 2)
+    scores = head_importance(model, batches, _loss, method=method)
+    assert scores.shape == (2, 4)
+    assert rank_heads(scores)[-1] == (1, 2)
+    assert scores[1, 2] == 0 and (scores.flatten() > 0).sum() == 7
+    assert top_heads(scores, 1)[1] != (1, 2)
+
+
+def test_output_and_value_parts_equal_the_mask_gradient():
+    # The head's output is linear in its gate, in W_o's columns and in (W_v, b_v):
+    # Euler's theorem makes each of those g . theta sums equal d L / d gate.
+    model, batches = _model_and_batches(seed=1)
+    model.eval()
+    terms = taylor_terms(model, batches[0], _loss)
+    gate = mask_gradient(model, batches[0], _loss)
+    torch.testing.assert_close(terms["out"], gate, rtol=1e-4, atol=1e-6)
+    torch.testing.assert_close(terms["v"], gate, rtol=1e-4, atol=1e-6)
+    assert not torch.allclose(terms["q"], torch.zeros(2, 4))  # Q, K add their own
+
+
+def test_mask_gradient_matches_a_finite_difference_of_the_gate():
+    model, batches = _model_and_batches(seed=2)
+    model.eval()
+    model.double()
+    attn = attention_modules(model)[0]
+    grad = mask_gradient(model, batches[0], _loss)
+    eps, h, Dh = 1e-6, 3, attn.d_head
+    cols = slice(h * Dh, (h + 1) * Dh)
+    with torch.no_grad():
+        base = attn.out_proj.weight.clone()
+        attn.out_proj.weight[:, cols] *= 1 + eps  # gate 1 + eps on head 3
+        up = _loss(model, batches[0])
+        attn.out_proj.weight.copy_(base)
+        attn.out_proj.weight[:, cols] *= 1 - eps
+        down = _loss(model, batches[0])
+        attn.out_proj.weight.copy_(base)
+    fd = (up - down) / (2 * eps)
+    torch.testing.assert_close(grad[0, h].double(), fd, rtol=1e-4, atol=1e-8)
+
+
+def test_importance_averages_absolute_values_and_normalises_per_layer():
+    model, batches = _model_and_batches(seed=3)
+    raw = head_importance(model, batches, _loss, method="mask", normalize=False)
+    model.eval()
+    by_hand = sum(mask_gradient(model, b, _loss).abs() for b in batches) / 3
+    torch.testing.assert_close(raw, by_hand)
+    normed = normalize_per_layer(raw)
+    torch.testing.assert_close(normed.norm(dim=-1), torch.ones(2))
+    torch.testing.assert_close(
+        head_importance(model, batches, _loss, method="mask"), normed)
+
+
+def test_importance_leaves_the_training_mode_and_rejects_bad_input():
+    model, batches = _model_and_batches()
+    model.train()
+    head_importance(model, batches[:1], _loss)
+    assert model.training
+    with pytest.raises(ValueError, match="method"):
+        head_importance(model, batches, _loss, method="hessian")
+    with pytest.raises(ValueError, match="at least one batch"):
+        head_importance(model, [], _loss)
+    with pytest.raises(ValueError, match="MultiHeadAttention"):
+        attention_modules(torch.nn.Linear(2, 2))
+
+
+def test_head_heatmap_draws_every_cell_with_a_colorbar():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from lamalib.viz.heads import head_heatmap
+    ax = head_heatmap(torch.rand(2, 4), outline=[(0, 1)], title="t")
+    assert ax.get_xlabel() == "head" and ax.get_ylabel() == "layer"
+    assert len(ax.texts) == 8 and len(ax.patches) == 1
+    assert len(ax.figure.axes) == 2  # the colorbar
+    plt.close(ax.figure)

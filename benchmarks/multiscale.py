@@ -1,0 +1,141 @@
+"""Time (forward + backward) and peak memory of multi-scale self-attention against full
+multi-head attention through ``F.scaled_dot_product_attention`` (chapter "Multi-scale
+self-attention").
+
+Contenders, all of width D with H heads and measured in one run, timed in turns
+(``lamalib.analysis.timing.compare_seconds``), memory counted by
+``lamalib.analysis.complexity.peak_memory_bytes`` (tensor storages PyTorch creates):
+
+* ``sdpa``: MultiHeadAttention's fused path (full attention, T x T);
+* ``msmsa``: MultiScaleSelfAttention with scales 1, 3, N/16, N/8 (H/4 heads each);
+* ``msmsa small``: the same with scales 1, 3 only (the band kernel everywhere);
+* ``head sdpa`` / ``head w=3``: one head, fused full attention vs the band of ω = 3.
+
+Then whole models at inference, batch 128, at MTL-16's mean lengths (22, 109, 201
+tokens; Guo et al. figure 4): ms_transformer vs the te Transformer classifier.
+Writes ``results/benchmark__multiscale.json``.
+
+    nice python benchmarks/multiscale.py [--lengths 128 256 512 1024 2048 4096]
+"""
+
+from __future__ import annotations
+
+import argparse
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+
+from lamalib.analysis.complexity import loglog_slope, peak_memory_bytes
+from lamalib.analysis.timing import compare_seconds, save_benchmark
+from lamalib.models import build_model
+from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.nn.multiscale import MultiScaleSelfAttention, scale_aware_attention
+from lamalib.runtime import get_device, seed_everything
+
+
+def fwd_bwd(fn, *inputs) -> None:
+    out = fn(*inputs)
+    out = out[0] if isinstance(out, tuple) else out
+    out.sum().backward()
+
+
+def layer_rows(lengths, d_model, heads, batch, repeats, device) -> list[dict]:
+    k = heads // 4
+    mixed = MultiScaleSelfAttention(d_model, [1] * k + [3] * k + ["N/16"] * k
+                                    + ["N/8"] * (heads - 3 * k)).to(device)
+    small = MultiScaleSelfAttention(d_model, [1, 3] * (heads // 2)).to(device)
+    full = MultiHeadAttention(d_model, heads).to(device)
+    mixed.load_state_dict(full.state_dict())
+    small.load_state_dict(full.state_dict())
+    dh = d_model // heads
+    rows = []
+    for T in lengths:
+        x = torch.randn(batch, T, d_model, device=device, requires_grad=True)
+        q, kk, v = (torch.randn(batch, 1, T, dh, device=device, requires_grad=True)
+                    for _ in range(3))
+        radius = torch.full((batch,), 3, device=device)
+        runs = {
+            "sdpa": partial(fwd_bwd, lambda t: full(t, t, t), x),
+            "msmsa": partial(fwd_bwd, mixed, x),
+            "msmsa small": partial(fwd_bwd, small, x),
+            "head sdpa": partial(fwd_bwd, F.scaled_dot_product_attention, q, kk, v),
+            "head w=3": partial(fwd_bwd, lambda a, b, c: scale_aware_attention(
+                a, b, c, radius)[0], q, kk, v),
+        }
+        seconds = compare_seconds(runs, repeats=repeats)
+        for name, run in runs.items():
+            rows.append({"layer": name, "n": T, "seconds": seconds[name],
+                         "peak_bytes": peak_memory_bytes(run, device)})
+        print(f"T={T}: " + ", ".join(f"{n} {s * 1e3:.1f} ms"
+                                     for n, s in seconds.items()), flush=True)
+    return rows
+
+
+@torch.no_grad()
+def model_rows(lengths, batch, repeats, device) -> list[dict]:
+    size = dict(vocab_size=5000, num_classes=2)
+    ms = build_model("ms_transformer", **size, embed_dim=300, d_model=300,
+                     n_layers=3, n_heads=10, dropout=0.0).to(device).eval()
+    te = build_model("te", **size, d_model=300, n_heads=10, n_layers=3, d_ff=1200,
+                     dropout=0.0).to(device).eval()
+    rows = []
+    for T in lengths:
+        tokens = torch.randint(1, 5000, (batch, T), device=device)
+        mask = torch.ones_like(tokens, dtype=torch.bool)
+        s = compare_seconds({"ms_transformer": partial(ms, tokens, mask),
+                             "te": partial(te, tokens, mask)}, repeats=repeats)
+        rows.append({"n": T, "ms_transformer": s["ms_transformer"], "te": s["te"],
+                     "speedup": s["te"] / s["ms_transformer"]})
+        print(f"model T={T}: ms_transformer {s['ms_transformer'] * 1e3:.0f} ms, "
+              f"te {s['te'] * 1e3:.0f} ms", flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", type=int, nargs="+",
+                        default=[128, 256, 512, 1024, 2048, 4096])
+    parser.add_argument("--model-lengths", type=int, nargs="+", default=[22, 109, 201])
+    parser.add_argument("--d-model", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--model-batch", type=int, default=128)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default="results/benchmark__multiscale.json")
+    args = parser.parse_args()
+
+    seed_everything(0)
+    device = get_device()
+    rows = layer_rows(args.lengths, args.d_model, args.heads, args.batch,
+                      args.repeats, device)
+    by = {(r["layer"], r["n"]): r for r in rows}
+    ratios = {str(T): {
+        "sdpa_over_msmsa_time": by["sdpa", T]["seconds"] / by["msmsa", T]["seconds"],
+        "sdpa_over_msmsa_small_time":
+            by["sdpa", T]["seconds"] / by["msmsa small", T]["seconds"],
+        "head_sdpa_over_w3_time":
+            by["head sdpa", T]["seconds"] / by["head w=3", T]["seconds"],
+        "sdpa_over_msmsa_memory":
+            by["sdpa", T]["peak_bytes"] / by["msmsa", T]["peak_bytes"]}
+        for T in args.lengths}
+    layers = list(dict.fromkeys(r["layer"] for r in rows))
+    slopes = {name: {"time": loglog_slope(rows, name, "seconds"),
+                     "memory": loglog_slope(rows, name, "peak_bytes")}
+              for name in layers}
+    for name, s in slopes.items():
+        print(f"{name:12s} log-log slope: time {s['time']:.2f}, "
+              f"memory {s['memory']:.2f}")
+    for T, r in ratios.items():
+        print(f"T={T}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()))
+    models = model_rows(args.model_lengths, args.model_batch, args.repeats, device)
+    out = save_benchmark(args.out, "multiscale",
+                         vars(args) | {"device": str(device),
+                                       "threads": torch.get_num_threads()},
+                         {"rows": rows, "ratios": ratios, "loglog_slopes": slopes,
+                          "models": models})
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""The Multi-Scale Transformer classifier of Guo et al. (2020) (chapter "Multi-scale
+self-attention").
+
+Word embeddings (no positional embedding: small scales give the order), a learned
+``[CLS]`` node prepended to every sequence, L layers of eq. (5), then the ``[CLS]``
+node's final state concatenated with a max-pool over all positions, and a two-layer
+MLP. Each layer's heads get their scales from the controller, eqs. (6)-(7), or from
+``layer_scales`` when given explicitly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+from ..nn.embedding import word_embedding
+from ..nn.multiscale import MultiScaleLayer, Scale, parse_scale
+from ..nn.pooling import masked_max
+from ..nn.scale_distribution import heads_for_layer, scale_distribution
+from .registry import register_model
+
+
+@dataclass
+class MSTransformerConfig:
+    embed_dim: int = 300  # E: the paper starts from 300-d GloVe vectors
+    d_model: int = 300  # D: hidden width (ours: Table 1's values are not in our copy)
+    n_layers: int = 3  # L (ours; the paper's example of the controller uses 3)
+    n_heads: int = 10  # N' heads per layer (ours; the paper's example uses 10)
+    scales: str = "1,3,N/16,N/8,N/4"  # candidates Ω: Table 1 for SST, MTL-16, SNLI
+    alpha: float = 0.5  # α of eq. (6) (ours; the paper's example uses 0.5)
+    reading: str = "printed"  # which reading of eq. (6): "printed" or "distance"
+    layer_scales: str = ""  # explicit scales, layers split by "|": "3,3|1,N/4"
+    dropout: float = 0.1  # on embeddings, attention and sublayers (ours)
+    mlp_hidden: int = 300  # hidden units of the two-layer classifier (ours)
+    kernel: str = "auto"  # "auto", "window" or "dense": same function, other cost
+    pad_id: int = 0  # padding id: zero embedding, masked everywhere
+
+
+def parse_scales(text: str | list) -> list[Scale]:
+    """``"1,3,N/16"`` -> ``[1, 3, "N/16"]`` (a list is checked and kept)."""
+    items = text if isinstance(text, (list, tuple)) else [
+        s.strip() for s in str(text).split(",") if s.strip()]
+    out = []
+    for s in items:
+        kind, value = parse_scale(s)
+        out.append(value if kind == "const" else f"N/{value}")
+    return out
+
+
+def plan_layers(cfg: MSTransformerConfig) -> list[list[Scale]]:
+    """One list of scales (one per head) for every layer."""
+    if cfg.layer_scales:
+        layers = [parse_scales(part) for part in str(cfg.layer_scales).split("|")]
+        if len(layers) != cfg.n_layers or any(len(h) != cfg.n_heads for h in layers):
+            raise ValueError(
+                f"layer_scales {cfg.layer_scales!r} must give {cfg.n_layers} layers "
+                f"of {cfg.n_heads} scales each, split by '|'")
+        return layers
+    candidates = parse_scales(cfg.scales)
+    counts = scale_distribution(cfg.alpha, cfg.n_heads, cfg.n_layers,
+                                len(candidates), cfg.reading)  # eqs. (6)-(7)
+    return [heads_for_layer(c, candidates) for c in counts]
+
+
+@register_model("ms_transformer")
+class MSTransformerClassifier(nn.Module):
+    """Multi-Scale Transformer for classification (Guo et al. 2020).
+
+    Args:
+        vocab_size: V. num_classes: C.
+        pretrained: optional ``(V, embed_dim)`` word vectors (e.g. word2vec).
+        freeze_embeddings: keep the (pretrained) embeddings fixed.
+        **config: any field of :class:`MSTransformerConfig`.
+
+    ``forward(tokens (B, T), mask (B, T)) -> logits (B, C)``.
+    """
+
+    options_from = MSTransformerConfig
+
+    def __init__(self, vocab_size: int, num_classes: int,
+                 pretrained: torch.Tensor | None = None,
+                 freeze_embeddings: bool = False, **config) -> None:
+        super().__init__()
+        cfg = self.config = MSTransformerConfig(**config)
+        self.layer_scales = plan_layers(cfg)
+        self.embed = word_embedding(vocab_size, cfg.embed_dim, pretrained,
+                                    freeze_embeddings, cfg.pad_id)
+        # A projection only when the word vectors are narrower or wider than D.
+        self.project = (nn.Identity() if cfg.embed_dim == cfg.d_model
+                        else nn.Linear(cfg.embed_dim, cfg.d_model))
+        self.cls = nn.Parameter(torch.randn(cfg.d_model) * 0.02)  # the [CLS] node
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.layers = nn.ModuleList(
+            MultiScaleLayer(cfg.d_model, scales, cfg.dropout, cfg.kernel)
+            for scales in self.layer_scales)
+        self.classifier = nn.Sequential(  # the paper's two-layer MLP
+            nn.Linear(2 * cfg.d_model, cfg.mlp_hidden), nn.ReLU(),
+            nn.Dropout(cfg.dropout), nn.Linear(cfg.mlp_hidden, num_classes))
+
+    def encode(self, tokens: torch.Tensor, mask: torch.Tensor,
+               need_weights: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """States of ``[CLS]`` + tokens after the last layer, ``(B, 1 + T, D)``, and
+        their mask ``(B, 1 + T)``."""
+        B = tokens.shape[0]
+        x = self.project(self.embed(tokens))  # (B, T, D); no positions: eq. (5)
+        cls = self.cls.expand(B, 1, -1)  # (B, 1, D)
+        h = self.dropout(torch.cat([cls, x], 1))  # (B, 1 + T, D)
+        mask = torch.cat([mask.new_ones(B, 1), mask.to(torch.bool)], 1)  # (B, 1 + T)
+        for layer in self.layers:
+            h = layer(h, mask, need_weights)  # (B, 1 + T, D), eq. (5)
+        return h, mask
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        h, full_mask = self.encode(tokens, mask)  # (B, 1 + T, D)
+        sentence = torch.cat([h[:, 0], masked_max(h, full_mask)], -1)  # (B, 2 D)
+        return self.classifier(self.dropout(sentence))  # (B, C)
+
+    def attention_weights(self) -> list[torch.Tensor | None]:
+        """Each layer's weights from the last ``encode(..., need_weights=True)``."""
+        return [layer.attention.last_weights for layer in self.layers]
+
+    def describe(self) -> dict:
+        """The configuration, each layer's scales and the parameter count."""
+        n_params = sum(p.numel() for p in self.parameters())
+        return {**asdict(self.config), "layers": self.layer_scales, "params": n_params}

@@ -986,7 +986,7 @@ def positional_encoding() -> Svg:
 
 # --------------------------------------------------------------------- the roadmap
 def roadmap() -> Svg:
-    """The six chapters of ``_toc.yml``, in reading order (intro page)."""
+    """The nine chapters of ``_toc.yml``, in reading order (intro page)."""
     chapters = [
         ("Foundations", [
             ("1", ["Setup and", "a first model"],
@@ -1010,11 +1010,21 @@ def roadmap() -> Svg:
              ["positions, LayerNorm", "encoder and decoder layers",
               "TE classifier, BERT's MLM"]),
         ]),
+        ("Research models", [
+            ("7", ["LAMA"],
+             ["low-rank multi-head attention", "a global context vector",
+              "parameters vs. heads"]),
+            ("8", ["Attention patterns"],
+             ["head importance", "global relevance of patterns",
+              "injecting patterns"]),
+            ("9", ["Multi-scale", "self-attention"],
+             ["heads with window sizes", "the scale controller",
+              "banded attention's cost"]),
+        ]),
     ]
-    s = Svg("roadmap", 780, 372, "Roadmap of the course",
-            "Six chapters in two parts, read in order. Foundations: 1 Setup and a "
-            "first "
-            "model (text to ids to padded batches, one training loop, the AVG "
+    s = Svg("roadmap", 780, 552, "Roadmap of the course",
+            "Nine chapters in three parts, read in order. Foundations: 1 Setup and a "
+            "first model (text to ids to padded batches, one training loop, the AVG "
             "baseline); 2 Word vectors (skip-gram and CBOW with negative sampling, "
             "compared with gensim; similarity and analogies); 3 Recurrent networks and "
             "the GRU (RNN, LSTM and GRU cells, vanishing gradients, a BiGRU "
@@ -1024,11 +1034,16 @@ def roadmap() -> Svg:
             "(scaled dot-product and multi-head attention, SAN's attention hops, the "
             "cost as sentences grow); 6 The Transformer (positions, layer "
             "normalization, encoder and decoder layers, the TE classifier, BERT's "
-            "masked language model).")
+            "masked language model). Research models: 7 LAMA (low-rank multi-head "
+            "attention with a global context vector, parameters against heads); 8 "
+            "Attention patterns (head importance, global relevance of patterns, "
+            "injecting them); 9 Multi-scale self-attention (heads with windows of "
+            "different sizes, the scale controller, the cost of banded attention).")
     w, h, gap = 232, 132, 28
+    kinds = ["state", "attn", "op"]
     for row, (part, items) in enumerate(chapters):
         y = 40 + row * 180
-        kind = "state" if row == 0 else "attn"
+        kind = kinds[row]
         s.text(14, y - 12, part, bold=True, anchor="start", color=KINDS[kind][1])
         for col, (num, title, points) in enumerate(items):
             x = 14 + col * (w + gap)
@@ -1040,8 +1055,10 @@ def roadmap() -> Svg:
                     anchor="start", gap=18)
             if col < 2:
                 s.arrow((x + w + 2, y + h / 2), (x + w + gap - 2, y + h / 2))
-    s.arrow((14 + 2 * (w + gap) + w / 2, 40 + h + 2), (14 + 2 * (w + gap) + w / 2, 196),
-            (14 + w / 2, 196), (14 + w / 2, 218))
+        if row < len(chapters) - 1:  # from the row's last chapter to the next row
+            s.arrow((14 + 2 * (w + gap) + w / 2, y + h + 2),
+                    (14 + 2 * (w + gap) + w / 2, y + 156), (14 + w / 2, y + 156),
+                    (14 + w / 2, y + 178))
     return s
 
 # ------------------------------------------------ chapter 9: multi-scale attention

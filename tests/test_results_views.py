@@ -90,5 +90,9 @@ def test_model_runs_lists_that_models_complete_runs(tmp_path):
     assert row["epochs"] == len(r["history"]) == 2 and row["file"] == path.name
     assert (row["train"], row["test"]) == (r["dataset_identity"]["sizes"]["train"], 12)
     assert row["classes"] == 2 and row["dataset"] == r["dataset"]
+    assert row["labels"] == r["dataset_identity"]["label_names"] == ["neg", "pos"]
+    assert row["profile"] == r["profile"] and row["seed"] == r["config"]["seed"] == 0
+    assert row["optimizer"] == r["config"]["train"]["optimizer"]
+    assert row["embeddings"] == r["config"]["embeddings"]
     assert row["source"] == source_label({**r, "file": path.name})
     assert model_runs("bigru_max", results) == []

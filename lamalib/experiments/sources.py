@@ -25,7 +25,8 @@ def source_label(run: dict) -> str:
 
 def model_runs(model: str, results_dir: Path = RESULTS_DIR) -> list[dict]:
     """The complete classifier runs of ``model`` in ``results_dir``, one row each:
-    dataset, split sizes, test accuracy, epochs, seconds and the run's source label.
+    dataset, profile, labels, split sizes, word vectors and optimizer, test accuracy,
+    epochs, seconds and the run's source label.
     An empty list when there are none (or no such folder)."""
     if not Path(results_dir).is_dir():
         return []
@@ -33,12 +34,16 @@ def model_runs(model: str, results_dir: Path = RESULTS_DIR) -> list[dict]:
     for r in load_results(results_dir):
         if r["model"] != model:
             continue
-        sizes = r.get("dataset_identity", {}).get("sizes", {})
+        identity, config = r.get("dataset_identity", {}), r.get("config", {})
+        sizes = identity.get("sizes", {})
         rows.append({
             "dataset": r["dataset"], "experiment": r["experiment"],
-            "seed": r.get("config", {}).get("seed"),
-            "classes": len(r.get("dataset_identity", {}).get("label_names", [])),
+            "profile": r.get("profile"), "seed": config.get("seed"),
+            "labels": identity.get("label_names", []),
+            "classes": len(identity.get("label_names", [])),
             "train": sizes.get("train"), "test": sizes.get("test"),
+            "embeddings": config.get("embeddings"),
+            "optimizer": config.get("train", {}).get("optimizer"),
             "test_accuracy": r["metrics"]["test_accuracy"],
             "epochs": len(r.get("history", [])),
             "best_epoch": r["metrics"].get("best_epoch"),

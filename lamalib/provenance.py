@@ -65,7 +65,26 @@ def lamalib_version() -> str:
         return "source"
 
 
+# Where a run writes is not how it was made: a command is recorded without them, so it
+# reproduces the run on any machine into the default folders.
+LOCAL_OPTIONS = ("--results", "--checkpoints")
+
+
+def reproducible_args(args: list[str]) -> list[str]:
+    """``args`` without the local output folders (``--results DIR``, ``--checkpoints
+    DIR``, also in their ``--opt=DIR`` form)."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in LOCAL_OPTIONS:
+            skip = True
+        elif not arg.startswith(tuple(o + "=" for o in LOCAL_OPTIONS)):
+            kept.append(arg)
+    return kept
+
+
 def command_line(argv: list[str] | None = None) -> str:
-    """The command that reproduces this run."""
+    """The command that reproduces this run (without local output folders)."""
     args = sys.argv[1:] if argv is None else argv
-    return "python -m lamalib.experiments " + shlex.join(args)
+    return "python -m lamalib.experiments " + shlex.join(reproducible_args(args))

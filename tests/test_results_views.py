@@ -96,3 +96,17 @@ def test_model_runs_lists_that_models_complete_runs(tmp_path):
     assert row["embeddings"] == r["config"]["embeddings"]
     assert row["source"] == source_label({**r, "file": path.name})
     assert model_runs("bigru_max", results) == []
+
+
+def test_labels_leave_out_local_output_folders():
+    from lamalib.experiments.sources import source_label
+    from lamalib.provenance import reproducible_args
+
+    assert reproducible_args(["run", "--results", "/x", "--model", "avg",
+                              "--checkpoints=/c", "--seeds", "2"]) == [
+        "run", "--model", "avg", "--seeds", "2"]
+    old = {"file": "f.json", "profile": "full", "hardware": {"name": "cpu"},
+           "command": "python -m lamalib.experiments reproduce msa --results "
+                      "/work/main/results --set epochs=15"}
+    assert "`python -m lamalib.experiments reproduce msa --set epochs=15`" in (
+        source_label(old))

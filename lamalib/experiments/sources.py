@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
+from ..provenance import reproducible_args
 from .results import RESULTS_DIR, load_results
 
 
@@ -19,8 +21,12 @@ def source_label(run: dict) -> str:
     if device == "CPU" and threads:
         where += f", {threads} thread" + ("s" if threads > 1 else "")
     started = (run.get("started") or hw.get("date") or "date unknown")[:10]
+    command = run.get("command", "?")
+    if command.startswith("python -m lamalib.experiments "):  # older files kept the
+        args = shlex.split(command)[3:]  # local output folder: not part of the recipe
+        command = "python -m lamalib.experiments " + shlex.join(reproducible_args(args))
     return (f"{run.get('profile', '?')} profile, from results/{run['file']} "
-            f"(command `{run.get('command', '?')}`, {where}, started {started})")
+            f"(command `{command}`, {where}, started {started})")
 
 
 def model_runs(model: str, results_dir: Path = RESULTS_DIR) -> list[dict]:

@@ -17,7 +17,7 @@ from .results import RESULTS_DIR, load_results
 def _device(hardware: dict) -> str:
     if hardware.get("device") == "cuda":
         return f"GPU ({hardware.get('name', 'CUDA')})"
-    threads = hardware.get("cpu_threads")
+    threads = hardware.get("threads", hardware.get("cpu_threads"))  # older files
     per = f", {threads} thread{'s' * (threads != 1)}" if threads else ""
     return f"CPU ({hardware.get('name', 'unknown')}{per})"
 

@@ -33,7 +33,7 @@ def test_rows_cover_every_grid_cell_and_numbers_come_from_the_files(tmp_path):
     assert books["file"] == "results/msa__bigru_max__mtl16_books__s0.json"
     assert books["test_accuracy"] == 0.7325 and books["epochs"] == 3
     assert books["best_epoch"] == 2 and books["seconds"] == 12
-    assert books["device"] == "CPU (Some CPU, 1 thread)"
+    assert books["device"] == "CPU Some CPU, 1 thread"
     assert by_cell["lama", "r8"]["test_accuracy"] == 0.9
     for cell in set(grid) - {("msa", "mtl16_books"), ("lama", "r8")}:
         assert by_cell[cell]["file"] == "not run"
@@ -47,7 +47,7 @@ def test_every_seed_is_its_own_row_and_runs_outside_the_grid_are_kept(tmp_path):
     rows = model_results("san", tmp_path)
     sst5 = [r for r in rows if r["dataset"] == "sst5"]
     assert [r["test_accuracy"] for r in sst5] == [0.40, 0.42]
-    assert sst5[1]["device"] == "GPU (Some CPU)"
+    assert sst5[1]["device"] == "GPU Some CPU"
     assert rows[-1]["paper"] == "run" and rows[-1]["dataset"] == "my_reviews"
 
 

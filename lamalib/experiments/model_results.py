@@ -11,15 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .papers import PAPERS
-from .results import RESULTS_DIR, load_results
-
-
-def _device(hardware: dict) -> str:
-    if hardware.get("device") == "cuda":
-        return f"GPU ({hardware.get('name', 'CUDA')})"
-    threads = hardware.get("threads", hardware.get("cpu_threads"))  # older files
-    per = f", {threads} thread{'s' * (threads != 1)}" if threads else ""
-    return f"CPU ({hardware.get('name', 'unknown')}{per})"
+from .results import RESULTS_DIR
+from .sources import model_runs
 
 
 def model_results(model: str, results_dir: Path | str = RESULTS_DIR) -> list[dict]:
@@ -28,12 +21,10 @@ def model_results(model: str, results_dir: Path | str = RESULTS_DIR) -> list[dic
 
     Each row: ``paper``, ``dataset``, ``file`` (``"results/<name>.json"`` or
     ``"not run"``), ``test_accuracy`` (None when not run), ``epochs``,
-    ``best_epoch``, ``seconds``, ``profile``, ``device`` (e.g. "CPU (AMD EPYC,
-    1 thread)"). One row per results file: seeds are not averaged here.
+    ``best_epoch``, ``seconds``, ``profile``, ``device`` (e.g. "CPU AMD EPYC,
+    1 thread"). One row per results file: seeds are not averaged here.
     """
-    results_dir = Path(results_dir)
-    runs = [r for r in (load_results(results_dir) if results_dir.is_dir() else [])
-            if r["model"] == model]
+    runs = model_runs(model, Path(results_dir))  # [] without a results folder
     cells = [(p.name, d) for p in PAPERS.values() if model in p.models
              for d in p.datasets]
     cells += sorted({(r["experiment"], r["dataset"]) for r in runs} - set(cells))
@@ -45,12 +36,9 @@ def model_results(model: str, results_dir: Path | str = RESULTS_DIR) -> list[dic
                          "test_accuracy": None, "epochs": None, "best_epoch": None,
                          "seconds": None, "profile": None, "device": None})
         for r in sorted(mine, key=lambda r: r["file"]):
-            rows.append({
-                "paper": paper, "dataset": dataset, "file": f"results/{r['file']}",
-                "test_accuracy": r["metrics"]["test_accuracy"],
-                "epochs": len(r["history"]),
-                "best_epoch": r["metrics"].get("best_epoch"),
-                "seconds": round(r["seconds"]),
-                "profile": r["profile"], "device": _device(r["hardware"]),
-            })
+            rows.append({"paper": paper, "dataset": dataset,
+                         "file": f"results/{r['file']}",
+                         "test_accuracy": r["test_accuracy"], "epochs": r["epochs"],
+                         "best_epoch": r["best_epoch"], "seconds": round(r["seconds"]),
+                         "profile": r["profile"], "device": r["device"]})
     return rows

@@ -11,15 +11,21 @@ from ..provenance import reproducible_args
 from .results import RESULTS_DIR, load_results
 
 
+def device_label(hw: dict) -> str:
+    """``"CPU AMD EPYC, 1 thread"`` or ``"GPU NVIDIA H100"`` from a run's hardware."""
+    device = "GPU" if hw.get("device") == "cuda" else "CPU"
+    threads = hw.get("threads", hw.get("cpu_threads"))  # older files: cpu_threads
+    where = f"{device} {hw.get('name', '')}".strip()
+    if device == "CPU" and threads:
+        where += f", {threads} thread" + ("s" if threads > 1 else "")
+    return where
+
+
 def source_label(run: dict) -> str:
     """``"full profile, from results/<file> (command `...`, CPU <name>, 1 thread,
     started <date>)"``, read from a loaded results file (it needs its ``file`` key)."""
     hw = run.get("hardware", {})
-    device = "GPU" if hw.get("device") == "cuda" else "CPU"
-    threads = hw.get("threads", hw.get("cpu_threads"))
-    where = f"{device} {hw.get('name', '')}".strip()
-    if device == "CPU" and threads:
-        where += f", {threads} thread" + ("s" if threads > 1 else "")
+    where = device_label(hw)
     started = (run.get("started") or hw.get("date") or "date unknown")[:10]
     command = run.get("command", "?")
     if command.startswith("python -m lamalib.experiments "):  # older files kept the
@@ -54,6 +60,6 @@ def model_runs(model: str, results_dir: Path = RESULTS_DIR) -> list[dict]:
             "epochs": len(r.get("history", [])),
             "best_epoch": r["metrics"].get("best_epoch"),
             "seconds": r.get("seconds"), "file": r["file"],
-            "source": source_label(r),
+            "device": device_label(r.get("hardware", {})), "source": source_label(r),
         })
     return rows

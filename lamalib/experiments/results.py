@@ -139,8 +139,8 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
                 ours=f"{100 * mean:.1f} ± {100 * std:.1f}" if len(group) > 1 else
                 f"{100 * mean:.1f}",
                 seeds=len(group),
-                epochs=round(sum(len(g["history"]) for g in group) / len(group), 1),
-                sec_per_epoch=round(sum(h["seconds"] for h in epochs) / len(epochs), 1),
+                epochs=f"{sum(len(g['history']) for g in group) / len(group):g}",
+                sec_per_epoch=f"{sum(h['seconds'] for h in epochs) / len(epochs):.1f}",
                 profile=group[0]["profile"],
                 device=group[0]["hardware"]["name"],
             )

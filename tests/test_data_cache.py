@@ -43,3 +43,20 @@ def test_other_content_or_settings_get_other_entries(data, tmp_path):
     cached_vocab(data, min_freq=2)
     assert len(list((tmp_path / "cache").glob("ids_*"))) == 3
     assert len(list((tmp_path / "cache").glob("vocab_*"))) == 2
+
+
+def test_cached_array_computes_once_per_key(data, tmp_path):
+    from lamalib.data.cache import cached_array
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    first = cached_array("demo", compute, dim=3, seed=0)
+    again = cached_array("demo", compute, dim=3, seed=0)
+    other = cached_array("demo", compute, dim=3, seed=1)
+    assert len(calls) == 2 and np.array_equal(first, again)
+    assert np.array_equal(first, other)
+    assert len(list((tmp_path / "cache").glob("demo_*.npy"))) == 2

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -43,6 +44,24 @@ def _tmp(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
+def vocab_digest(vocab: Vocab) -> str:
+    """SHA-256 of the vocabulary's tokens in id order."""
+    return hashlib.sha256("\n".join(vocab.itos).encode()).hexdigest()
+
+
+def cached_array(name: str, compute: Callable[[], np.ndarray], **key) -> np.ndarray:
+    """``compute()``, read from ``<cache>/<name>_<key>.npy`` when it was computed before
+    with the same ``key`` (JSON-able settings and digests)."""
+    path = cache_dir() / f"{name}_{_key(**key)}.npy"
+    if path.exists():
+        return np.load(path, allow_pickle=False)
+    array = compute()
+    tmp = _tmp(path).with_suffix(".npy")  # processes of one job may race here
+    np.save(tmp, array, allow_pickle=False)
+    os.replace(tmp, path)
+    return array
+
+
 def cached_vocab(train: TextDataset, min_freq: int = 1,
                  cls_token: bool = False) -> Vocab:
     """``Vocab.build(train.texts, ...)``, read from the cache when it was built before."""
@@ -62,8 +81,8 @@ def cached_ids(dataset: TextDataset, vocab: Vocab, max_len: int | None = None,
                add_cls: bool = False) -> list[list[int]]:
     """``vocab.encode(text)[:max_len]`` for every text, read from the cache when it was
     computed before with the same data, vocabulary and settings."""
-    key = _key(data=fingerprint(dataset), vocab=hashlib.sha256(
-        "\n".join(vocab.itos).encode()).hexdigest(), max_len=max_len, cls=add_cls)
+    key = _key(data=fingerprint(dataset), vocab=vocab_digest(vocab), max_len=max_len,
+               cls=add_cls)
     path = cache_dir() / f"ids_{key}.npz"
     if path.exists():
         with np.load(path, allow_pickle=False) as stored:

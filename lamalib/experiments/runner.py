@@ -3,7 +3,6 @@ test, results file with provenance (chapter "Reproductions")."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import resource
@@ -13,13 +12,12 @@ from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from ..data import Vocab, load_dataset, load_splits, stratified_split
 from ..data.batching import BucketBatches
-from ..data.cache import cached_ids, cached_vocab, fingerprint
-from ..data.fetch import data_dir
+from ..data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
+                          vocab_digest)
 from ..models import build_model, model_options
 from ..runtime import get_device, profile, seed_everything
 from ..train import distributed, evaluate, fit
@@ -60,21 +58,12 @@ def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tens
     """word2vec on the training split (gensim), cached by content as a NumPy array."""
     from ..embeddings import pretrain_for
 
-    key = hashlib.sha256(json.dumps({
-        "texts": fingerprint(train), "vocab": hashlib.sha256(
-            "\n".join(vocab.itos).encode()).hexdigest(),
-        "dim": dim, "min_count": spec.word2vec_min_count,
-        "epochs": spec.word2vec_epochs, "seed": spec.seed}).encode()).hexdigest()[:20]
-    path = data_dir() / "cache" / f"word2vec_{key}.npy"
-    if path.exists():
-        return torch.from_numpy(np.load(path, allow_pickle=False))
-    vectors = pretrain_for(train, vocab, dim=dim, min_count=spec.word2vec_min_count,
-                           epochs=spec.word2vec_epochs, seed=spec.seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")  # ranks may race here
-    np.save(tmp, vectors.numpy(), allow_pickle=False)
-    tmp.replace(path)
-    return vectors
+    return torch.from_numpy(cached_array(
+        "word2vec",
+        lambda: pretrain_for(train, vocab, dim=dim, min_count=spec.word2vec_min_count,
+                             epochs=spec.word2vec_epochs, seed=spec.seed).numpy(),
+        texts=fingerprint(train), vocab=vocab_digest(vocab), dim=dim,
+        min_count=spec.word2vec_min_count, epochs=spec.word2vec_epochs, seed=spec.seed))
 
 
 def _width_option(model: str) -> str:

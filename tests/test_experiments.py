@@ -9,6 +9,7 @@ import pytest
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
 from lamalib.experiments.results import run_lock, write_json_atomic
+from lamalib.models import model_options
 
 
 def _tsv(path, n, offset=0):
@@ -50,6 +51,11 @@ def test_run_on_a_users_files_writes_a_results_file_with_provenance(
     assert len(r["dataset_identity"]["sha256"]["test"]) == 64
     assert r["config"]["train"]["epochs"] == 3 and r["config"]["model_options"] == {
         "embed_dim": 8}
+    # Every model option, the defaults included, so a changed default cannot blur it.
+    defaults = {k: v for k, v in model_options("avg").items()
+                if k not in ("vocab_size", "num_classes", "pretrained",
+                             "freeze_embeddings")}
+    assert r["model_config"] == {**defaults, "embed_dim": 8} and "dropout" in defaults
     assert [h["epoch"] for h in r["history"]] == [1, 2, 3]
     assert all(h["seconds"] > 0 for h in r["history"])
     # The words decide the label: a trained AVG beats chance on unseen sentences.

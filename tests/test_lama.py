@@ -178,6 +178,7 @@ def test_parameter_count_closed_form(name):
     gru = 2 * 3 * (E * h + h * h + 2 * h) if rnn else 0  # per direction, 3 gates
     attention = D * D + D + 2 * D * k * m  # W_w, b_w (eq. 7), P and Q (eq. 10)
     attention += D if name == "lama" else 0  # a learned c
+    attention += 512 * E if name == "le" else 0  # LE's learned positions
     mlp = m * D * M + M + M * C + C
     assert sum(p.numel() for p in model.parameters()) == V * E + gru + attention + mlp
     assert model.describe()["params"] == V * E + gru + attention + mlp
@@ -200,7 +201,7 @@ def test_le_reads_order_only_through_positions():
     tokens = torch.tensor([[3, 4, 5, 6, 7]])
     mask = torch.ones_like(tokens, dtype=torch.bool)
     flipped = tokens.flip(1)
-    for positional, same in (("sinusoidal", False), ("none", True)):
+    for positional, same in (("learned", False), ("sinusoidal", False), ("none", True)):
         model = build_model("le", vocab_size=10, num_classes=2, embed_dim=8, heads=2,
                             mlp_size=4, positional=positional).eval()
         with torch.no_grad():

@@ -54,6 +54,18 @@ def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
     return identity
 
 
+def resolved_model_options(spec: RunSpec) -> dict:
+    """Every option of the model as this run built it: its defaults, then the run's.
+
+    A results file keeps them all, so that a later change of a default cannot change
+    what an old file says about how it was made.
+    """
+    skip = ("vocab_size", "num_classes", "pretrained", "freeze_embeddings")
+    options = {**model_options(spec.model), **spec.model_options}
+    return {k: list(v) if isinstance(v, tuple) else v
+            for k, v in options.items() if k not in skip}
+
+
 def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tensor:
     """word2vec on the training split (gensim), cached by content as a NumPy array."""
     from ..embeddings import pretrain_for
@@ -143,6 +155,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
                         "best_valid_accuracy": history.best_score,
                         "best_epoch": history.best_epoch},
             "history": history.records,
+            "model_config": resolved_model_options(spec),
             "params": sum(p.numel() for p in model.parameters()),
             "hardware": {**hardware(), "processes": distributed.world_size()},
             **_peak_memory_mb(device),

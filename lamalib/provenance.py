@@ -7,10 +7,13 @@ Benchmarks (``lamalib.analysis.timing``) and experiment results files
 from __future__ import annotations
 
 import datetime
+import json
+import os
 import platform
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import torch
@@ -88,3 +91,18 @@ def command_line(argv: list[str] | None = None) -> str:
     """The command that reproduces this run (without local output folders)."""
     args = sys.argv[1:] if argv is None else argv
     return "python -m lamalib.experiments " + shlex.join(reproducible_args(args))
+
+
+def write_json_atomic(path: Path, data: dict, indent: int = 1) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: a reader or a
+    crash never sees half a file (results files, benchmarks)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=indent, sort_keys=False)
+            f.write("\n")
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -6,7 +6,6 @@ same machine, never as absolute numbers to compare across machines.
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Callable
 
 import torch
 
-from ..provenance import git_commit, hardware  # noqa: F401  (re-exported)
+from ..provenance import git_commit, hardware, write_json_atomic  # noqa: F401
 
 
 def _sync() -> None:
@@ -69,5 +68,5 @@ def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,
     record = {"experiment": "benchmark", "model": model, "config": config,
               "metrics": metrics, **extra, "hardware": hardware(),
               "git_commit": git_commit()}
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    write_json_atomic(path, record, indent=2)
     return path

@@ -7,27 +7,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..provenance import write_json_atomic  # noqa: F401 (re-exported)
+
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
 PUBLISHED = "published.json"
-
-
-def write_json_atomic(path: Path, data: dict) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: a reader or a
-    crash never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:

@@ -158,3 +158,16 @@ def test_report_puts_published_figures_beside_ours_and_says_not_run(tmp_path):
     assert te.ours == "91.0 ± 1.4" and te.seeds == 2 and te.paper == "90.1"
     avg = table[table.model == "avg"].iloc[0]
     assert avg.ours == "not run" and avg.seeds == 0
+
+
+def test_the_command_says_how_to_pass_a_file_option(tmp_path):
+    import subprocess
+    import sys
+    train = tmp_path / "reviews.dat"  # a name that says neither TSV nor CSV
+    train.write_text("1\tgood\n0\tbad\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "lamalib.experiments", "run", "--model", "avg",
+         "--train", str(train), "--test", str(train), "--results", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "format='tsv'" in done.stderr and "--set format=..." in done.stderr

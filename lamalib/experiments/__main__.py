@@ -4,10 +4,14 @@ dataset) are printed as one line, not as a traceback."""
 import sys
 
 from ..data.fetch import DownloadError
-from .cli import main
+from .cli import FILE_KEYS, main
 
 try:
     main()
 except (ValueError, KeyError, TypeError, PermissionError, DownloadError) as error:
     print(f"error: {error}", file=sys.stderr)
+    if "--train" in sys.argv and isinstance(error, ValueError):
+        # the library's messages name keyword arguments; say how the command takes them
+        print("(on the command line, file options go through --set: "
+              + ", ".join(f"--set {k}=..." for k in FILE_KEYS) + ")", file=sys.stderr)
     sys.exit(2)

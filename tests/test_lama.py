@@ -235,3 +235,23 @@ def test_cnn_matches_a_window_loop():
     with torch.no_grad():
         got = model(torch.tensor([seq]), torch.ones(1, 4, dtype=torch.bool))[0]
     torch.testing.assert_close(got, want.detach())
+
+
+def test_embedding_mean_context_is_the_papers_mean_of_word_vectors():
+    torch.manual_seed(8)
+    model = build_model("lama", vocab_size=20, num_classes=2, embed_dim=6,
+                        hidden_size=3, heads=2, mlp_size=4,
+                        context="embedding_mean").eval()
+    tokens = torch.tensor([[3, 4, 5, 0], [6, 7, 0, 0]])
+    mask = tokens != 0
+    seen = {}
+    model.attention.context.register_forward_hook(
+        lambda module, args, out: seen.setdefault("c", out))
+    with torch.no_grad():
+        model(tokens, mask)
+    words = model.embed.weight.detach()
+    by_hand = torch.stack([words[[3, 4, 5]].mean(0), words[[6, 7]].mean(0)])  # (B, E)
+    assert torch.allclose(seen["c"], by_hand, atol=1e-6)
+    with pytest.raises(ValueError, match="embed_dim"):
+        build_model("lama", vocab_size=20, num_classes=2, embed_dim=5,
+                    hidden_size=3, context="embedding_mean")

@@ -38,7 +38,7 @@ class LAMAConfig:
     max_positions: int = 512  # positions a learned table covers (LE)
     heads: int = 10  # m: the paper tunes it per task (section 4.2); 10 is ours
     rank: int = 1  # k: rank of each head's bilinear matrix (eq. 11 uses k = 1)
-    context: str = "learned"  # "learned" (LAMA) or "mean" (LAMA+ctx)
+    context: str = "learned"  # "learned" (LAMA), "mean" (LAMA+ctx), "embedding_mean"
     normalize: str = "l2"  # l2 across heads (eq. 13) or "none"
     disagreement: str = "none"  # "none", "dp" (eq. 19a) or "de" (eq. 19b)
     penalty: float = 0.2  # lambda of eq. (18) (section 3.4)
@@ -111,6 +111,10 @@ class LAMAClassifier(nn.Module):
                             build_positional(cfg.positional, cfg.embed_dim,
                                              max_len=cfg.max_positions))
             width = cfg.embed_dim  # D = E
+        if cfg.context == "embedding_mean" and cfg.embed_dim != width:
+            raise ValueError(f"context='embedding_mean' averages the embeddings, so "
+                             f"embed_dim ({cfg.embed_dim}) must equal the annotations' "
+                             f"width D ({width})")
         self.attention = LowRankMultiHeadAttention(
             width, cfg.heads, cfg.rank, cfg.context, cfg.normalize)
         self.mlp = nn.Sequential(  # eq. (16) with the hidden layer of section 3.5
@@ -127,14 +131,17 @@ class LAMAClassifier(nn.Module):
 
     def annotations(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The word annotations ``H (B, T, D)``, zero on pads."""
-        x = self.embed(tokens)  # (B, T, E), eq. (5)
+        return self._encode(self.embed(tokens), mask)  # x (B, T, E), eq. (5)
+
+    def _encode(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         if self.config.encoder == "bigru":
             return self.encoder(x, mask)  # (B, T, 2h)
         return self.encoder(x) * mask[..., None]  # (B, T, E)
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        states = self.annotations(tokens, mask)  # (B, T, D)
-        sentence, self._weights = self.attention(states, mask)  # (B, m, D), (B, m, T)
+        x = self.embed(tokens)  # (B, T, E), eq. (5)
+        states = self._encode(x, mask)  # (B, T, D)
+        sentence, self._weights = self.attention(states, mask, x)  # (B,m,D), (B,m,T)
         self._sentence = sentence
         return self.mlp(sentence.flatten(1))  # (B, C): d = the rows of S, eq. (16)
 

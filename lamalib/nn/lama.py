@@ -68,7 +68,8 @@ class LearnedContext(nn.Module):
         super().__init__()
         self.c = nn.Parameter(torch.randn(d) * INIT_STD)  # (D,); the start is ours
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None,
+                embedded: torch.Tensor | None = None) -> torch.Tensor:
         return self.c.expand(states.shape[0], -1)  # (B, D)
 
 
@@ -83,13 +84,32 @@ class MeanContext(nn.Module):
     def __init__(self, d: int) -> None:
         super().__init__()
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None,
+                embedded: torch.Tensor | None = None) -> torch.Tensor:
         if mask is None:
             return states.mean(dim=1)  # (B, D)
         return masked_mean(states, mask)  # (B, D): pads do not count
 
 
-CONTEXTS = {"learned": LearnedContext, "mean": MeanContext}
+class EmbeddingMeanContext(MeanContext):
+    """``c = 1/T sum_t w_t``, the mean of the document's word *embeddings* (eq. 4 of
+    section 3.2 and section 4.2 read literally; needs E = D, true at the paper's
+    E = 100 = 2h). ``lama_ctx`` averages the annotations instead: H already mixes
+    each word with its neighbours, and c then lives in the space it is compared with.
+
+    ``forward(states (B, T, D), mask (B, T), embedded (B, T, E=D)) -> c (B, D)``.
+    """
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None,
+                embedded: torch.Tensor | None = None) -> torch.Tensor:
+        if embedded is None or embedded.shape[-1] != states.shape[-1]:
+            raise ValueError("context='embedding_mean' needs the word embeddings, of "
+                             "the annotations' width D (embed_dim = 2 * hidden_size)")
+        return super().forward(embedded, mask)  # (B, D)
+
+
+CONTEXTS = {"learned": LearnedContext, "mean": MeanContext,
+            "embedding_mean": EmbeddingMeanContext}
 
 
 def l2_across_heads(scores: torch.Tensor) -> torch.Tensor:
@@ -108,11 +128,13 @@ class LowRankMultiHeadAttention(nn.Module):
         heads: m, the number of heads.
         rank: k, the rank of each head's bilinear matrix ``W_i = P_i Q_i^T``
             (1 in the paper's experiments, eq. 11).
-        context: ``"learned"`` (one trained c) or ``"mean"`` (each document's mean
-            annotation), see :data:`CONTEXTS`.
+        context: ``"learned"`` (one trained c), ``"mean"`` (each document's mean
+            annotation) or ``"embedding_mean"`` (its mean word embedding, passed as
+            ``embedded``), see :data:`CONTEXTS`.
         normalize: ``"l2"`` across the heads (eq. 13) or ``"none"``.
 
-    ``forward(states (B, T, D), mask (B, T) bool) -> (S (B, m, D), A (B, m, T))``;
+    ``forward(states (B, T, D), mask (B, T) bool, embedded (B, T, D) or None)
+    -> (S (B, m, D), A (B, m, T))``;
     pads get weight exactly 0. ``last_weights`` keeps A of the last call, detached.
     """
 
@@ -144,9 +166,10 @@ class LowRankMultiHeadAttention(nn.Module):
         qu = torch.einsum("btd,dkm->btkm", u, self.q)  # (B, T, k, m): Q^T u_t
         return (pc[:, None] * qu).sum(dim=2)  # (B, T, m): 1^T (. * .), eq. (10)
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor | None = None
+    def forward(self, states: torch.Tensor, mask: torch.Tensor | None = None,
+                embedded: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        c = self.context(states, mask)  # (B, D), the same c for every word (C~)
+        c = self.context(states, mask, embedded)  # (B, D), the same c for every word
         f = self.normalize(torch.tanh(self.scores(states, c)))  # (B, T, m), eq. (13)
         key_mask = None if mask is None else mask[:, None, :]  # (B, 1, T)
         weights = masked_softmax(f.transpose(1, 2), key_mask, dim=-1)  # (B, m, T)

@@ -9,6 +9,7 @@ import time
 
 import pytest
 import torch
+import transformers
 
 from lamalib.data import Vocab, load_dataset, make_loader
 from lamalib.data.batching import BucketBatches
@@ -18,8 +19,6 @@ from lamalib.models.bert import (BERT_RECIPE, BertClassifier, BertTokens,
                                  PretrainedUnavailable, bert_vocab, load_pretrained)
 from lamalib.testing import assert_padding_invariant
 from lamalib.train import TrainConfig, evaluate, fit
-
-transformers = pytest.importorskip("transformers")
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 TINY = dict(pretrained_name=None, hidden=32, layers=2, heads=4, intermediate=64,

@@ -5,14 +5,13 @@ parameter, and attach_pals adds the closed-form number of parameters."""
 
 import pytest
 import torch
+import transformers
 
 from lamalib.models.bert import BertClassifier
 from lamalib.nn.pal import (PALs, attach_pals, find_bert, pal_parameter_count)
 from lamalib.nn.patterns import Injection, pattern_mask
 from lamalib.testing import assert_padding_invariant
 from lamalib.viz.explorer import collect_attention
-
-transformers = pytest.importorskip("transformers")
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 D, LAYERS, DP, HP = 32, 3, 16, 4  # BERT width and depth; PAL width and heads

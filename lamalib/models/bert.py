@@ -52,7 +52,8 @@ BERT_RECIPE = {"embeddings": "random",
 
 OFFLINE_HINT = ("Offline, build a randomly initialised BERT over your own Vocab "
                 "instead: build_model('bert', vocab_size=len(vocab), num_classes=C, "
-                "pretrained_name=None, hidden=64, layers=2, heads=2, intermediate=128).")
+                "pretrained_name=None, hidden=64, layers=2, heads=2, "
+                "intermediate=128).")
 
 
 class PretrainedUnavailable(OSError):

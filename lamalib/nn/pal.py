@@ -217,7 +217,8 @@ def attach_pals(model: nn.Module, d_pal: int = 256, n_heads: int = 4,
         raise ValueError(f"{len(per_layer)} injection lists for {len(layers)} layers")
     for inj in (inj for layer in per_layer for inj in layer):
         if not 0 <= inj.head < n_heads:
-            raise ValueError(f"head {inj.head} outside the PAL's heads 0..{n_heads - 1}")
+            raise ValueError(f"head {inj.head} outside the PAL's heads "
+                             f"0..{n_heads - 1}")
     D = config.hidden_size
     p = config.attention_probs_dropout_prob if dropout is None else dropout
     shared = None

@@ -22,7 +22,7 @@ from lamalib.train import TrainConfig, evaluate, fit
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 TINY = dict(pretrained_name=None, hidden=32, layers=2, heads=4, intermediate=64,
-            max_len=64)
+            max_positions=64)
 
 
 def test_importing_lamalib_and_listing_models_does_not_import_transformers():
@@ -56,7 +56,8 @@ def test_random_config_has_the_sizes_asked_and_bert_base_by_default():
         30, 32, 2, 4, 64, 64, 3)
     # BERT-base (Devlin et al.): 12 layers of width 768 with 12 heads, FFN 3072.
     assert {k: v for k, v in bert_module.BASE_SIZES.items()} == {
-        "hidden": 768, "layers": 12, "heads": 12, "intermediate": 3072, "max_len": 512}
+        "hidden": 768, "layers": 12, "heads": 12, "intermediate": 3072,
+        "max_positions": 512}
     logits = model(torch.tensor([[3, 4, 0]]), torch.tensor([[True, True, False]]))
     assert logits.shape == (1, 3)
     with pytest.raises(ValueError, match="64 positions"):

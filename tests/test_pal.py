@@ -114,7 +114,7 @@ def test_attach_adds_the_closed_form_number_of_parameters(shared):
 def test_a_bert_classifier_with_pals_stays_padding_invariant_and_trains():
     torch.manual_seed(0)
     model = BertClassifier(12, 3, pretrained_name=None, hidden=D, layers=2, heads=4,
-                           intermediate=64, max_len=32)
+                           intermediate=64, max_positions=32)
     tokens, mask = batch()
     plain = run(model.bert.eval(), tokens, mask)[0]  # (B, T, D)
     pals = attach_pals(model, DP, HP, INJECT)

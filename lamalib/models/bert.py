@@ -40,7 +40,7 @@ from .registry import register_model
 DEFAULT_NAME = "bert-base-uncased"  # the LAMA paper's BERT (section 4.2)
 # BERT-base's sizes (Devlin et al. 2019): a random model without sizes gets these.
 BASE_SIZES = {"hidden": 768, "layers": 12, "heads": 12, "intermediate": 3072,
-              "max_len": 512}
+              "max_positions": 512}
 
 # The LAMA paper, section 4.2: bert-base-uncased fine-tuned for 2 epochs with Adam at
 # lr 5e-6. Weight decay is not mentioned: none. RunSpec fields, for the paper's grid
@@ -53,7 +53,9 @@ BERT_RECIPE = {"embeddings": "random",
 OFFLINE_HINT = ("Offline, build a randomly initialised BERT over your own Vocab "
                 "instead: build_model('bert', vocab_size=len(vocab), num_classes=C, "
                 "pretrained_name=None, hidden=64, layers=2, heads=2, "
-                "intermediate=128).")
+                "intermediate=128); on the experiments command line: --set "
+                "pretrained_name=null --set hidden=64 --set layers=2 --set heads=2 "
+                "--set intermediate=128.")
 
 
 class PretrainedUnavailable(OSError):
@@ -181,10 +183,12 @@ class BertClassifier(nn.Module):
             ``len(vocab)`` of our Vocab for a random one. num_classes: C.
         pretrained_name: a hub name (``"bert-base-uncased"``, the LAMA paper's), or
             None for a randomly initialised BERT of the sizes below.
-        hidden, layers, heads, intermediate, max_len: width, encoder layers,
+        hidden, layers, heads, intermediate, max_positions: width, encoder layers,
             attention heads, feed-forward width and positions of a random BERT
             (None: BERT-base's 768, 12, 12, 3072, 512). A pretrained model has its
             own sizes: giving any of these with a ``pretrained_name`` is an error.
+            (Texts are cut to ``max_positions`` tokens by the data pipeline, e.g.
+            the run option ``max_len``; a longer batch is an error.)
         dropout: on hidden states, attention weights and the pooled state (BERT's
             own value is 0.1).
         pad_id: the padding id (0 in our Vocab and in BERT's WordPiece vocabulary).
@@ -200,13 +204,14 @@ class BertClassifier(nn.Module):
                  pretrained_name: str | None = DEFAULT_NAME,
                  hidden: int | None = None, layers: int | None = None,
                  heads: int | None = None, intermediate: int | None = None,
-                 max_len: int | None = None, dropout: float = 0.1, pad_id: int = 0,
+                 max_positions: int | None = None, dropout: float = 0.1,
+                 pad_id: int = 0,
                  timeout: float = 5.0) -> None:
         super().__init__()
         from transformers import BertConfig, BertForSequenceClassification
 
         sizes = {"hidden": hidden, "layers": layers, "heads": heads,
-                 "intermediate": intermediate, "max_len": max_len}
+                 "intermediate": intermediate, "max_positions": max_positions}
         given = [k for k, v in sizes.items() if v is not None]
         drop = {"hidden_dropout_prob": dropout, "attention_probs_dropout_prob": dropout}
         if pretrained_name is not None:
@@ -229,7 +234,7 @@ class BertClassifier(nn.Module):
                 vocab_size=vocab_size, hidden_size=s["hidden"],
                 num_hidden_layers=s["layers"], num_attention_heads=s["heads"],
                 intermediate_size=s["intermediate"],
-                max_position_embeddings=s["max_len"], pad_token_id=pad_id,
+                max_position_embeddings=s["max_positions"], pad_token_id=pad_id,
                 num_labels=num_classes, **drop)
             self.net = BertForSequenceClassification(config)
         self.pretrained_name = pretrained_name
@@ -243,7 +248,8 @@ class BertClassifier(nn.Module):
         positions = self.net.config.max_position_embeddings
         if tokens.shape[1] > positions:
             raise ValueError(f"{tokens.shape[1]} tokens, but this BERT has "
-                             f"{positions} positions: truncate the texts (max_len).")
+                             f"{positions} positions: truncate the texts (the run "
+                             "option max_len).")
         out = self.net(input_ids=tokens, attention_mask=mask.long())
         return out.logits  # (B, C)
 

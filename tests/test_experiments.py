@@ -171,3 +171,14 @@ def test_the_command_says_how_to_pass_a_file_option(tmp_path):
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "format='tsv'" in done.stderr and "--set format=..." in done.stderr
+
+
+def test_reproduce_offline_skips_bert_and_says_not_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # no weights can be had
+    main(["reproduce", "lama", "--datasets", "movie_reviews", "--models", "bert",
+          "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert "bert on movie_reviews: not run" in out and "pretrained_name" in out
+    assert not list((tmp_path / "r").glob("*.json"))
+    grid = [(m, "r8") for m in ("bert",)]
+    assert results_table(tmp_path / "r", "lama", grid=grid).iloc[0].ours == "not run"

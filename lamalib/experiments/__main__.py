@@ -4,11 +4,13 @@ dataset) are printed as one line, not as a traceback."""
 import sys
 
 from ..data.fetch import DownloadError
+from ..models.bert import PretrainedUnavailable
 from .cli import FILE_KEYS, main
 
 try:
     main()
-except (ValueError, KeyError, TypeError, PermissionError, DownloadError) as error:
+except (ValueError, KeyError, TypeError, PermissionError, DownloadError,
+        PretrainedUnavailable) as error:
     print(f"error: {error}", file=sys.stderr)
     if "--train" in sys.argv and isinstance(error, ValueError):
         # the library's messages name keyword arguments; say how the command takes them

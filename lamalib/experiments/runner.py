@@ -54,6 +54,18 @@ def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
     return identity
 
 
+def model_vocab(spec: RunSpec, train):
+    """Our Vocab of the training split, or the WordPiece ids a pretrained BERT reads
+    (``lamalib.models.bert.bert_vocab``; fails fast offline)."""
+    if spec.model == "bert":
+        from ..models.bert import DEFAULT_NAME, bert_vocab
+
+        name = spec.model_options.get("pretrained_name", DEFAULT_NAME)
+        if name is not None:
+            return bert_vocab(train.texts, name, max_length=spec.max_len or 512)
+    return cached_vocab(train, min_freq=spec.min_freq)
+
+
 def resolved_model_options(spec: RunSpec) -> dict:
     """Every option of the model as this run built it: its defaults, then the run's.
 
@@ -116,7 +128,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         commit, clock = git_commit(), time.perf_counter()  # the code this run uses
         train, valid, test = load_data(spec)
-        vocab = cached_vocab(train, min_freq=spec.min_freq)
+        vocab = model_vocab(spec, train)
         options = dict(spec.model_options)
         seed_everything(spec.seed)
         if spec.embeddings == "word2vec":

@@ -41,6 +41,7 @@ def main() -> None:
     out = Path(args.out or f"results/sweeps/patterns_injection/{args.dataset}.json")
 
     started = time.perf_counter()
+    commit = git_commit()  # the code that runs, before anyone edits the checkout
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     sizes = SIZES[args.profile]
     task = segmentation_task(**sizes, dataset=args.dataset)
@@ -70,7 +71,7 @@ def main() -> None:
         "kept": kept,
         "rows": rows, "summary": summarize(rows),
         "hardware": hardware(), "torch_threads": torch.get_num_threads(),
-        "lamalib": lamalib_version(), "git_commit": git_commit(),
+        "lamalib": lamalib_version(), "git_commit": commit,
         "command": "python tools/patterns_sweep.py " + shlex.join(sys.argv[1:]),
         "started": date, "seconds": time.perf_counter() - started,
     }

@@ -181,7 +181,8 @@ def run_settings(task: SegmentationTask, settings: Sequence[Setting],
 
 
 def summarize(rows: Sequence[dict],
-              keys: Sequence[str] = ("F1", "Pk", "rho", "seconds", "cpu_seconds")) -> list[dict]:
+              keys: Sequence[str] = ("F1", "Pk", "rho", "seconds",
+                                     "cpu_seconds")) -> list[dict]:
     """Mean and standard deviation (over seeds, ddof = 1) of ``keys`` per setting,
     in the order the settings first appear."""
     out = []

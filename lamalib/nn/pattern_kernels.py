@@ -50,7 +50,7 @@ def register_kernel(pattern: str):
 
 def attend_rows(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor,
                 rows: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
-    """``out`` with the query rows where ``rows`` is True recomputed over every real key.
+    """``out`` with the rows where ``rows`` is True recomputed over every real key.
 
     Args:
         q, k, v, out: ``(B, H, T, Dh)``. rows: ``(B, T)`` bool. key_mask: ``(B, T)``.

@@ -1182,6 +1182,82 @@ def lama() -> Svg:
     return s
 
 
+# ------------------------------------------------------- chapter 8: attention patterns
+def patterns_pipeline() -> Svg:
+    """The three steps of chapter 8 (Li et al., 2022): head importance (eqs. (7)-(8),
+    ``lamalib.analysis.heads``), exploration and global relevance (eq. (1), the
+    3-sigma rule, ``lamalib.nn.patterns``), injection (eqs. (2)-(3))."""
+    s = Svg("patterns_pipeline", 780, 318,
+            "The pipeline of chapter 8: importance, exploration, injection",
+            "Three boxes from left to right joined by arrows. Step 1, importance: a "
+            "trained Transformer's heads as a grid of layers by heads, shaded by "
+            "importance (Taylor or head-mask gradient), the most important heads "
+            "framed. Step 2, exploration: a person looks at an important head's "
+            "attention with the cells of a pattern framed, names the pattern as a "
+            "predicate, and its global relevance GR(P, h) is measured on validation "
+            "documents; a pattern is kept when some head's GR is more than 3 "
+            "standard deviations above the mean over heads. Step 3, injection: a new "
+            "model in which some heads carry a kept pattern, fixed (the weights are "
+            "the pattern) or masked (scores only on the pattern's cells), and the "
+            "other heads stay free; it is trained and compared with the vanilla "
+            "Transformer on the task metric, the sparsity rho and time.")
+    steps = [("1", "Importance", "state", ["which heads matter:", "Taylor (eq. 7) or",
+                                          "head-mask gradient (eq. 8)"]),
+             ("2", "Exploration", "attn", ["look at important heads,",
+                                          "name a pattern $P$, measure",
+                                          "GR($P$, $h$) (eq. 1); 3\u03c3 rule"]),
+             ("3", "Injection", "op", ["a new model, one kept",
+                                      "pattern per head: fixed (eq. 2)",
+                                      "or masked (eq. 3); compare",
+                                      "F1, Pk, \u03c1 and time"])]
+    w, h, gap, y = 228, 280, 34, 20
+    c, cell = 16, 20
+    for k, (num, title, kind, text) in enumerate(steps):
+        x = 14 + k * (w + gap)
+        s.rect(x, y, w, h, kind, rx=10)
+        s.node(x + 22, y + 24, num, kind, r=13)
+        s.text(x + 44, y + 29, title, anchor="start", bold=True)
+        s.lines(x + 14, y + 62, text, size=SMALL, anchor="start", gap=18)
+        if k < 2:
+            s.arrow((x + w + 2, y + h / 2), (x + w + gap - 2, y + h / 2))
+        gx, gy = x + 58, y + 146
+        if k != 1:  # a layers x heads grid, with its axis labels
+            for l in range(2):
+                s.text(gx - 6, gy + l * cell + 15, f"layer {l + 1}", size=SMALL,
+                       color=MUTED, anchor="end")
+            s.text(gx + 4 * cell, gy + 2 * cell + 20, "head $h$ \u2192", size=SMALL,
+                   color=MUTED)
+        if k == 0:  # importance: layers x heads, top heads framed
+            imp = [[0.2, 0.9, 0.1, 0.3, 0.2, 0.1, 0.4, 0.8],
+                   [0.3, 0.7, 0.2, 0.1, 0.9, 0.2, 0.1, 0.3]]
+            s.grid(gx, gy, 2, 8, cell, _shades(imp, KINDS["state"][1]))
+            for l, hh in [(0, 1), (0, 7), (1, 1), (1, 4)]:
+                s.outline(gx + hh * cell, gy + l * cell, cell, cell, HEADS[1])
+            s.lines(x + 14, y + 236, ["framed: the most important",
+                                      "heads of each layer"],
+                    size=SMALL, anchor="start", color=MUTED, gap=18)
+        elif k == 1:  # one head's attention, previous-token cells framed
+            n = 7
+            att = [[0.5 if j == i - 1 else (0.7 if i == 0 and j == 0 else 0.08)
+                    for j in range(n)] for i in range(n)]
+            ax = x + (w - n * c) / 2
+            s.grid(ax, y + 106, n, n, c, _shades(att, KINDS["attn"][1]))
+            for i in range(1, n):
+                s.outline(ax + (i - 1) * c, y + 106 + i * c, c, c, HEADS[2])
+            s.lines(x + 14, y + 236, ["framed: the cells where",
+                                      "$P$ holds ($j$ = $i$ \u2212 1)"],
+                    size=SMALL, anchor="start", color=MUTED, gap=18)
+            s.text(x + w - 14, y + 29, "human", size=SMALL, anchor="end",
+                   color=KINDS["attn"][1], bold=True)
+        else:  # the new model's heads: pattern heads coloured, the rest free
+            fills = [tint(HEADS[hh], 0.7) if hh < 4 else "#ffffff" for hh in range(8)]
+            s.grid(gx, gy, 2, 8, cell, [fills, fills])
+            s.lines(x + 14, y + 236, ["coloured: a pattern per head,",
+                                      "the same in every layer;", "white: free heads"],
+                    size=SMALL, anchor="start", color=MUTED, gap=18)
+    return s
+
+
 FIGURES = {  # file name (without .svg): drawing function, in the book's order
     "rnn_unrolled": rnn_unrolled,
     "lstm_cell": lstm_cell,
@@ -1195,6 +1271,7 @@ FIGURES = {  # file name (without .svg): drawing function, in the book's order
     "lama": lama,
     "roadmap": roadmap,
     "multiscale_bands": multiscale_bands,
+    "patterns_pipeline": patterns_pipeline,
 }
 
 

@@ -71,8 +71,9 @@ def measure(lengths, d, heads, d_a, batch, repeats, device, clock) -> list[dict]
             rows.append({"layer": name, "n": T, "seconds": seconds[name],
                          "peak_bytes": peak_memory_bytes(run, device)})
         print(f"T={T}: " + ", ".join(
-            f"{r['layer']} {r['seconds'] * 1e3:.1f} ms {r['peak_bytes'] / 2**20:.1f} MiB"
-            for r in rows[-len(runs):]), flush=True)
+            f"{r['layer']} {r['seconds'] * 1e3:.1f} ms "
+            f"{r['peak_bytes'] / 2**20:.1f} MiB" for r in rows[-len(runs):]),
+            flush=True)
     return rows
 
 

@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> None:
         "what": "attention weight of each test occurrence of the chosen words, "
                 "averaged over the m heads, with the document's gold label and length; "
                 f"top_words: per gold class, the words most often among a test "
-                f"document's {args.per_document} most attended tokens (heads averaged); "
+                f"document's {args.per_document} most attended tokens (heads "
+                "averaged); "
                 "top_relative_words: per gold class, the words with the largest mean "
                 "weight * length (1 = uniform) among words seen at least "
                 f"{args.min_count} times in the class's test documents",

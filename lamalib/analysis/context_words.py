@@ -1,4 +1,5 @@
-"""The global context's nearest words in a LAMA model (chapter "LAMA", interactive view).
+"""The global context's nearest words in a LAMA model (chapter "LAMA", interactive
+view).
 
 LAMA compares each word with one context vector c in the m-dimensional space of its
 heads: head i multiplies ``(P~^T c)_i`` by ``(Q~^T u_t)_i`` (eq. 11). We call a word

@@ -23,27 +23,31 @@ def _sync() -> None:
 
 
 def median_seconds(
-    fn: Callable[[], object], repeats: int = 5, warmup: int = 1
+    fn: Callable[[], object], repeats: int = 5, warmup: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> float:
-    """Median wall-clock seconds of ``fn()`` over ``repeats`` calls after ``warmup``.
+    """Median seconds of ``fn()`` over ``repeats`` calls after ``warmup``.
 
     The median, not the mean: another process stealing the CPU for one call should not
-    decide the result.
+    decide the result. ``clock`` is wall-clock time by default; on a busy CPU, a
+    single-threaded run can pass ``time.thread_time`` (this thread's CPU seconds), which
+    other processes do not inflate (never on CUDA, whose kernels run asynchronously).
     """
     for _ in range(warmup):
         fn()
     _sync()
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         fn()
         _sync()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times)
 
 
 def compare_seconds(
-    fns: dict[str, Callable[[], object]], repeats: int = 7, warmup: int = 1
+    fns: dict[str, Callable[[], object]], repeats: int = 7, warmup: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, float]:
     """Median seconds of each function, timed in turns: A, B, A, B, ...
 
@@ -56,7 +60,7 @@ def compare_seconds(
     times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
-            times[name].append(median_seconds(fn, repeats=1, warmup=0))
+            times[name].append(median_seconds(fn, repeats=1, warmup=0, clock=clock))
     return {name: statistics.median(t) for name, t in times.items()}
 
 

@@ -15,7 +15,7 @@ import argparse
 
 from lamalib.analysis.complexity import (
     COMPLEXITY_TABLE,
-    loglog_slope,
+    layer_slopes,
     measure_complexity,
 )
 from lamalib.analysis.timing import save_benchmark
@@ -51,12 +51,7 @@ def main() -> None:
                  f"{r['peak_bytes'] / gru[r['n']]['peak_bytes']:5.1f}m"
                  for r in rows if r["layer"] == layer]
         print(f"{layer:30s}" + "".join(f"{c:>14s}" for c in cells))
-    slopes = {layer: {"time": loglog_slope(rows, layer, "seconds"),
-                      "memory": loglog_slope(rows, layer, "peak_bytes")}
-              for layer in layers}
-    for layer, s in slopes.items():
-        print(f"{layer:30s} log-log slope: time {s['time']:.2f}, "
-              f"memory {s['memory']:.2f}")
+    slopes = layer_slopes(rows, width=30)
 
     out = save_benchmark(args.out, "complexity", vars(args) | {"device": str(device)},
                          {"rows": rows, "loglog_slopes": slopes},

@@ -26,7 +26,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from lamalib.analysis.complexity import loglog_slope, peak_memory_bytes
+from lamalib.analysis.complexity import layer_slopes, peak_memory_bytes
 from lamalib.analysis.timing import compare_seconds, save_benchmark
 from lamalib.models import build_model
 from lamalib.nn.multihead import MultiHeadAttention
@@ -119,13 +119,7 @@ def main() -> None:
         "sdpa_over_msmsa_memory":
             by["sdpa", T]["peak_bytes"] / by["msmsa", T]["peak_bytes"]}
         for T in args.lengths}
-    layers = list(dict.fromkeys(r["layer"] for r in rows))
-    slopes = {name: {"time": loglog_slope(rows, name, "seconds"),
-                     "memory": loglog_slope(rows, name, "peak_bytes")}
-              for name in layers}
-    for name, s in slopes.items():
-        print(f"{name:12s} log-log slope: time {s['time']:.2f}, "
-              f"memory {s['memory']:.2f}")
+    slopes = layer_slopes(rows, width=12)
     for T, r in ratios.items():
         print(f"T={T}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()))
     models = model_rows(args.model_lengths, args.model_batch, args.repeats, device)

@@ -31,7 +31,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from lamalib.analysis.complexity import loglog_slope, peak_memory_bytes
+from lamalib.analysis.complexity import layer_slopes, peak_memory_bytes
 from lamalib.analysis.timing import compare_seconds, median_seconds, save_benchmark
 from lamalib.nn.pattern_kernels import offset_attention, span_attention
 from lamalib.nn.patterns import pattern_mask, sparsity
@@ -117,13 +117,7 @@ def main() -> None:
                                                  / by[kernel, n]["seconds"])
                 ratios[str(n)][f"{key} memory"] = (by[dense, n]["peak_bytes"]
                                                    / by[kernel, n]["peak_bytes"])
-    layers = list(dict.fromkeys(r["layer"] for r in rows))
-    slopes = {name: {"time": loglog_slope(rows, name, "seconds"),
-                     "memory": loglog_slope(rows, name, "peak_bytes")}
-              for name in layers}
-    for name, s in slopes.items():
-        print(f"{name:22s} log-log slope: time {s['time']:.2f}, "
-              f"memory {s['memory']:.2f}")
+    slopes = layer_slopes(rows, width=22)
     for n, r in ratios.items():
         print(f"N={n}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()))
     out = save_benchmark(args.out, "patterns",

@@ -59,3 +59,15 @@ def test_sweep_has_every_layer_and_length():
     assert {"self-attention", "recurrent (GRU)", "convolution"} <= layers
     assert len(rows) == 2 * len(layers)
     assert all(r["seconds"] > 0 and r["peak_bytes"] > 0 for r in rows)
+
+
+def test_layer_slopes_reads_time_and_memory_growth(capsys):
+    from lamalib.analysis.complexity import layer_slopes
+    rows = [{"layer": name, "n": n, "seconds": 1e-6 * n ** p, "peak_bytes": 8 * n}
+            for name, p in (("quadratic", 2), ("linear", 1)) for n in (64, 128, 256)]
+    slopes = layer_slopes(rows)
+    assert list(slopes) == ["quadratic", "linear"]
+    assert abs(slopes["quadratic"]["time"] - 2) < 1e-9
+    assert abs(slopes["linear"]["time"] - 1) < 1e-9
+    assert all(abs(s["memory"] - 1) < 1e-9 for s in slopes.values())
+    assert "quadratic" in capsys.readouterr().out

@@ -171,3 +171,19 @@ def loglog_slope(rows: list[dict], layer: str, key: str) -> float:
     y = torch.tensor([max(p[1], 1e-12) for p in points], dtype=torch.float64).log()
     x = x - x.mean()
     return float((x * (y - y.mean())).sum() / (x * x).sum())
+
+
+def layer_slopes(rows: list[dict], width: int = 22) -> dict[str, dict[str, float]]:
+    """Time and memory log-log slopes of every layer in ``rows``, printed one per line.
+
+    ``rows`` as :func:`measure_complexity` gives them (``layer``, ``n``, ``seconds``,
+    ``peak_bytes``); returns ``{layer: {"time": slope, "memory": slope}}``.
+    """
+    layers = list(dict.fromkeys(r["layer"] for r in rows))
+    slopes = {name: {"time": loglog_slope(rows, name, "seconds"),
+                     "memory": loglog_slope(rows, name, "peak_bytes")}
+              for name in layers}
+    for name, s in slopes.items():
+        print(f"{name:{width}s} log-log slope: time {s['time']:.2f}, "
+              f"memory {s['memory']:.2f}")
+    return slopes

@@ -122,3 +122,15 @@ def test_no_batches_is_a_clear_error():
     model = TEClassifier(20, 2, d_model=16, n_heads=2, d_ff=16, n_layers=1)
     with pytest.raises(ValueError, match="at least one batch"):
         attention_distances(model, [])
+
+
+def test_record_is_json_ready_and_matches_the_histogram():
+    import json
+
+    w, mask = _constructed()
+    d = AttentionDistances(argmax_distance(w, mask), expected_distance(w, mask),
+                           torch.tensor([6] * 6 + [4] * 4), chance_distance(mask))
+    record = json.loads(json.dumps(d.record(3)))
+    assert record["histogram"] == d.histogram(3, per_head=True).tolist()
+    assert record["queries"] == 10 and record["mean_length"] == pytest.approx(5.2)
+    assert record["summary"] == d.summary(local=1)

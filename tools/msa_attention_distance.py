@@ -20,7 +20,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from lamalib.analysis.attention_distance import AttentionDistances, attention_distances
+from lamalib.analysis.attention_distance import attention_distances
 from lamalib.data.batching import BucketBatches
 from lamalib.data.cache import cached_ids, cached_vocab
 from lamalib.experiments.results import write_json_atomic
@@ -46,14 +46,6 @@ def _without_out(args: list[str]) -> list[str]:
         elif not arg.startswith("--out="):
             kept.append(arg)
     return kept
-
-
-def distances_record(d: AttentionDistances, max_distance: int) -> dict:
-    """Histograms (per layer and head, last bin ``>= max_distance``) and summaries."""
-    return {"max_distance": max_distance,
-            "histogram": d.histogram(max_distance, per_head=True).tolist(),
-            "summary": d.summary(local=1), "queries": int(d.lengths.numel()),
-            "mean_length": float(d.lengths.float().mean())}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -103,8 +95,8 @@ def main(argv: list[str] | None = None) -> dict:
                     "best_valid_accuracy": history.best_score,
                     "best_epoch": history.best_epoch},
         "history": history.records,
-        "distances": {"trained": distances_record(after, args.max_distance),
-                      "untrained": distances_record(before, args.max_distance)},
+        "distances": {"trained": after.record(args.max_distance),
+                      "untrained": before.record(args.max_distance)},
         "params": sum(p.numel() for p in model.parameters()),
         "hardware": hardware(), "started": started,
         "seconds": time.perf_counter() - clock, "git_commit": commit,

@@ -123,6 +123,14 @@ class AttentionDistances:
                          "chance": float(self.chance.mean())})
         return rows
 
+    def record(self, max_distance: int) -> dict:
+        """A JSON-ready summary: per-head histograms ``(L, H, max_distance + 1)`` as
+        lists, :meth:`summary`, the number of queries and their mean length."""
+        return {"max_distance": max_distance,
+                "histogram": self.histogram(max_distance, per_head=True).tolist(),
+                "summary": self.summary(local=1), "queries": int(self.lengths.numel()),
+                "mean_length": float(self.lengths.float().mean())}
+
 
 @torch.no_grad()
 def attention_distances(model: nn.Module, batches: Iterable,

@@ -134,3 +134,25 @@ def test_record_is_json_ready_and_matches_the_histogram():
     assert record["histogram"] == d.histogram(3, per_head=True).tolist()
     assert record["queries"] == 10 and record["mean_length"] == pytest.approx(5.2)
     assert record["summary"] == d.summary(local=1)
+
+
+def test_the_full_profile_tool_writes_what_the_chapter_reads(tmp_path):
+    # tools/msa_attention_distance.py on the embedded task, tiny and for one epoch
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "msa_attention_distance.py"
+    spec = importlib.util.spec_from_file_location("msa_attention_distance", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    tool.main(["--dataset", "synthetic_sentiment", "--epochs", "1", "--d-model", "8",
+               "--heads", "2", "--layers", "2", "--out", str(tmp_path)])
+    record = json.loads((tmp_path / "synthetic_sentiment.json").read_text())
+    assert "--out" not in record["command"] and "--layers 2" in record["command"]
+    for kind in ("trained", "untrained"):
+        d = record["distances"][kind]
+        assert len(d["histogram"]) == 2 and len(d["histogram"][0]) == 2
+        assert all(sum(map(sum, layer)) == 2 * d["queries"] for layer in d["histogram"])
+        assert [r["layer"] for r in d["summary"]] == [1, 2]
+    assert record["metrics"]["test_accuracy"] >= 0 and record["git_commit"]

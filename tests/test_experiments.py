@@ -182,3 +182,19 @@ def test_reproduce_offline_skips_bert_and_says_not_run(tmp_path, capsys, monkeyp
     assert not list((tmp_path / "r").glob("*.json"))
     grid = [(m, "r8") for m in ("bert",)]
     assert results_table(tmp_path / "r", "lama", grid=grid).iloc[0].ours == "not run"
+
+
+def test_run_can_start_from_a_papers_recipe(tmp_path, files):
+    train, test = files
+    main(["run", "--model", "avg", "--recipe", "lama", "--train", str(train),
+          "--test", str(test), "--set", "header=false", "--set", "epochs=1",
+          "--set", "embed_dim=8", "--set", "word2vec_min_count=1",
+          "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
+    [path] = (tmp_path / "r").glob("*.json")
+    r = json.loads(path.read_text())
+    assert r["experiment"] == "run" and path.name.startswith("run__avg__")
+    train_cfg = r["config"]["train"]  # the LAMA paper's SGD, with our epochs
+    assert (train_cfg["optimizer"], train_cfg["lr"], train_cfg["momentum"],
+            train_cfg["epochs"]) == ("sgd", 0.05, 0.9, 1)
+    assert r["config"]["embeddings"] == "word2vec"
+    assert "--recipe lama" in r["command"]

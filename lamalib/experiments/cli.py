@@ -92,6 +92,9 @@ def cmd_run(args, argv) -> None:
     fields = {"experiment": "run", "model": args.model, "dataset": dataset,
               "train_file": args.train, "valid_file": args.valid,
               "test_file": args.test}
+    if args.recipe:  # the paper's settings for this model, as reproduce uses them
+        paper_fields = paper_spec_fields(PAPERS[args.recipe], args.model, dataset)
+        fields = {**paper_fields, **fields}  # still a "run", on the given data
     fields = apply_settings(fields, args.set or [])
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
                    Path(args.checkpoints), force=args.force)
@@ -176,6 +179,10 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--valid", help="your validation file (default: 10%% of train, "
                                    "stratified, seed 0)")
     r.add_argument("--test", help="your test file")
+    r.add_argument("--recipe", choices=sorted(PAPERS),
+                   help="start from that paper's settings for this model (optimizer, "
+                        "learning rate, word2vec, sizes: what reproduce uses), then "
+                        "apply --set")
     r.add_argument("--force", action="store_true",
                    help="run again even if a complete results file exists")
     r.set_defaults(func=cmd_run)

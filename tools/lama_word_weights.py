@@ -25,10 +25,10 @@ import torch
 from lamalib.analysis.word_weights import (top_attended_words,
                                            top_relative_weight_words,
                                            word_occurrence_weights)
-from lamalib.data.batching import BucketBatches
 from lamalib.data.cache import cached_ids, cached_vocab
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
-from lamalib.experiments.runner import dataset_identity, load_data, word2vec_vectors
+from lamalib.experiments.runner import (config_record, dataset_identity, load_data,
+                                       split_loaders, word2vec_vectors)
 from lamalib.experiments.spec import RunSpec
 from lamalib.models import build_model
 from lamalib.provenance import git_commit, hardware, reproducible_args
@@ -71,11 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     model = build_model(spec.model, vocab_size=len(vocab),
                         num_classes=len(train.label_names), pretrained=vectors,
                         **spec.model_options)
-    loaders = [BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, b,
-                             shuffle=s, seed=spec.seed, pad_id=vocab.pad_id)
-               for d, b, s in ((train, spec.batch_size, True),
-                               (valid, spec.eval_batch_size, False),
-                               (test, spec.eval_batch_size, False))]
+    loaders = split_loaders(spec, vocab, train, valid, test)
     history = fit(model, loaders[0], loaders[1], spec.train_config(progress=False))
     scores = evaluate(model, loaders[2])
     print(f"test accuracy {scores['accuracy']:.4f}", flush=True)
@@ -103,9 +99,7 @@ def main(argv: list[str] | None = None) -> None:
                 "top_relative_words: per gold class, the words with the largest mean "
                 "weight * length (1 = uniform) among words seen at least "
                 f"{args.min_count} times in the class's test documents",
-        "config": {**spec.to_dict(), "train": {
-            k: (list(v) if isinstance(v, tuple) else v)
-            for k, v in vars(spec.train_config()).items() if k != "checkpoint_dir"}},
+        "config": config_record(spec, spec.train_config()),
         "dataset_identity": dataset_identity(spec, train, valid, test),
         "label_names": list(train.label_names),
         "vocab_size": len(vocab),

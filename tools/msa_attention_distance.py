@@ -21,10 +21,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from lamalib.analysis.attention_distance import attention_distances
-from lamalib.data.batching import BucketBatches
-from lamalib.data.cache import cached_ids, cached_vocab
+from lamalib.data.cache import cached_vocab
 from lamalib.experiments.results import write_json_atomic
-from lamalib.experiments.runner import dataset_identity, load_data
+from lamalib.experiments.runner import (config_record, dataset_identity, load_data,
+                                       split_loaders)
 from lamalib.experiments.spec import RunSpec
 from lamalib.models import build_model
 from lamalib.provenance import git_commit, hardware, lamalib_version
@@ -74,11 +74,7 @@ def main(argv: list[str] | None = None) -> dict:
     seed_everything(spec.seed)
     model = build_model("te", vocab_size=len(vocab),
                         num_classes=len(train.label_names), **options)
-    loaders = [BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, b,
-                             shuffle=s, seed=spec.seed, pad_id=vocab.pad_id)
-               for d, b, s in ((train, spec.batch_size, True),
-                               (valid, spec.eval_batch_size, False),
-                               (test, spec.eval_batch_size, False))]
+    loaders = split_loaders(spec, vocab, train, valid, test)
     before = attention_distances(model, loaders[2])
     config = spec.train_config()
     history = fit(model, loaders[0], loaders[1], config)
@@ -87,9 +83,7 @@ def main(argv: list[str] | None = None) -> dict:
     record = {
         "experiment": spec.experiment, "model": "te", "dataset": args.dataset,
         "profile": profile(), "split": "test",
-        "config": {**spec.to_dict(), "train": {
-            k: (list(v) if isinstance(v, tuple) else v)
-            for k, v in vars(config).items() if k != "checkpoint_dir"}},
+        "config": config_record(spec, config),
         "dataset_identity": dataset_identity(spec, train, valid, test),
         "metrics": {"test_accuracy": scores["accuracy"],
                     "best_valid_accuracy": history.best_score,

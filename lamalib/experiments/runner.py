@@ -54,6 +54,24 @@ def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
     return identity
 
 
+def split_loaders(spec: RunSpec, vocab, train, valid, test) -> list[BucketBatches]:
+    """Length-bucketed batches of the three splits, numericalised through the cache;
+    only the training split is shuffled (with the run's seed)."""
+    return [BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, b, shuffle=s,
+                          seed=spec.seed, pad_id=vocab.pad_id)
+            for d, b, s in ((train, spec.batch_size, True),
+                            (valid, spec.eval_batch_size, False),
+                            (test, spec.eval_batch_size, False))]
+
+
+def config_record(spec: RunSpec, config) -> dict:
+    """The run's spec and its resolved ``TrainConfig`` as a results file keeps them
+    (the checkpoint folder says where a run writes, not how it was made)."""
+    return {**spec.to_dict(), "train": {
+        k: (list(v) if isinstance(v, tuple) else v)
+        for k, v in vars(config).items() if k != "checkpoint_dir"}}
+
+
 def model_vocab(spec: RunSpec, train):
     """Our Vocab of the training split, or the WordPiece ids a pretrained BERT reads
     (``lamalib.models.bert.bert_vocab``; fails fast offline)."""
@@ -141,11 +159,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
         seed_everything(spec.seed)  # the weights' draw depends on the seed alone
         model = build_model(spec.model, vocab_size=len(vocab),
                             num_classes=len(train.label_names), **options)
-        loaders = [BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, b,
-                                 shuffle=s, seed=spec.seed, pad_id=vocab.pad_id)
-                   for d, b, s in ((train, spec.batch_size, True),
-                                   (valid, spec.eval_batch_size, False),
-                                   (test, spec.eval_batch_size, False))]
+        loaders = split_loaders(spec, vocab, train, valid, test)
         run_dir = Path(checkpoints) / spec.experiment / out.stem
         config = spec.train_config(checkpoint_dir=run_dir)
         if main:
@@ -158,9 +172,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
         result = {
             "experiment": spec.experiment, "model": spec.model,
             "dataset": spec.dataset_label(), "profile": profile(),
-            "config": {**spec.to_dict(), "train": {
-                k: (list(v) if isinstance(v, tuple) else v)
-                for k, v in vars(config).items() if k != "checkpoint_dir"}},
+            "config": config_record(spec, config),
             "dataset_identity": dataset_identity(spec, train, valid, test),
             "vocab_size": len(vocab),
             "metrics": {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],

@@ -9,6 +9,7 @@ from .polysemy import ENGLISH_BANK, VIETNAMESE_DA, SenseInventory, sense_corpus
 from .sampling import (context_pairs, context_windows, draw_negatives,
                        keep_probabilities, noise_distribution, subsample)
 from .train import Word2VecConfig, Word2VecRun, train_word2vec
+from .vectors_file import read_vectors, save_vectors, vectors_for
 from .word2vec import CBOW, SkipGram, negative_sampling_loss
 
 __all__ = [
@@ -16,6 +17,8 @@ __all__ = [
     "Word2VecConfig", "Word2VecRun", "agreement", "analogy_accuracy", "context_pairs",
     "context_windows", "draw_negatives", "evaluate_vectors", "gensim_word2vec",
     "keep_probabilities", "load_text8", "negative_sampling_loss", "neighbour_overlap",
-    "noise_distribution", "pretrain_for", "sense_corpus", "similarity_spearman",
-    "spearman", "subsample", "to_keyed_vectors", "train_word2vec", "word2vec_corpus",
+    "noise_distribution", "pretrain_for", "read_vectors", "save_vectors",
+    "sense_corpus", "similarity_spearman",
+    "spearman", "subsample", "to_keyed_vectors", "train_word2vec", "vectors_for",
+    "word2vec_corpus",
 ]

@@ -20,6 +20,7 @@ import torch
 from ..data import DownloadError
 from ..runtime import by_profile
 from .train import Word2VecConfig
+from .vectors_file import embedding_matrix
 
 EMBEDDED_CORPUS_HINT = (
     "Without network, train on the embedded Lee corpus instead: "
@@ -86,15 +87,9 @@ def pretrain_for(dataset, vocab, dim: int = 100, min_count: int = 5, epochs: int
     config = Word2VecConfig(dim=dim, min_count=min_count, epochs=epochs, seed=seed)
     model, _ = gensim_word2vec(sentences, config)
     kv = model.wv
-    gen = torch.Generator().manual_seed(seed)
     # Unknown words get random vectors as wide as the trained ones: no row stands out.
-    scale = float(np.std(kv.vectors))
-    matrix = torch.randn(len(vocab), dim, generator=gen) * scale  # (V, E)
-    for i, word in enumerate(vocab.itos):
-        if word in kv.key_to_index:
-            matrix[i] = torch.from_numpy(kv[word].copy())
-    matrix[vocab.pad_id] = 0.0  # the pad row is never trained and must not add signal
-    return matrix
+    return embedding_matrix(vocab.itos, kv, dim, vocab.pad_id, seed,
+                            scale=float(np.std(kv.vectors)))  # (V, E)
 
 
 def _check_online(host: str = "github.com", port: int = 443,

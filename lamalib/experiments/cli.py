@@ -147,7 +147,8 @@ def cmd_vectors(args, argv) -> None:
     from .vectors import run_vectors
 
     config = Word2VecConfig(dim=args.dim, epochs=args.epochs, min_count=args.min_count)
-    run_vectors(args.corpus, args.impl, args.arch, config, Path(args.results), argv)
+    run_vectors(args.corpus, args.impl, args.arch, config, Path(args.results), argv,
+                save=args.save)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -204,6 +205,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--dim", type=int, default=100)
     v.add_argument("--epochs", type=int, default=5)
     v.add_argument("--min-count", type=int, default=5)
+    v.add_argument("--save", metavar="FILE",
+                   help="also write the vectors (word2vec text format; .gz to "
+                        "compress): `run --set embeddings=FILE` starts from them")
     v.set_defaults(func=cmd_vectors)
 
     t = sub.add_parser("report", parents=[common],

@@ -108,6 +108,24 @@ def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tens
         min_count=spec.word2vec_min_count, epochs=spec.word2vec_epochs, seed=spec.seed))
 
 
+def file_vectors(spec: RunSpec, vocab: Vocab, dim: int) -> tuple[torch.Tensor, dict]:
+    """Vectors for ``vocab`` from the file ``spec.embeddings`` (GloVe or word2vec text
+    format), and what the results file records of it (name, SHA-256, coverage)."""
+    from ..data.fetch import sha256sum
+    from ..embeddings.vectors_file import GLOVE_HINT, vectors_for
+
+    path = Path(spec.embeddings).expanduser()
+    if not path.is_file():
+        raise ValueError(f"embeddings must be 'random', 'word2vec' or a vectors file; "
+                         f"{spec.embeddings!r} is none of them. {GLOVE_HINT}")
+    matrix, info = vectors_for(vocab, path, seed=spec.seed)  # (V, E)
+    if matrix.shape[1] != dim:
+        width = _width_option(spec.model)
+        raise ValueError(f"{path.name} holds {matrix.shape[1]}-d vectors and the model "
+                         f"is {dim} wide: add --set {width}={matrix.shape[1]}")
+    return matrix, {**info, "sha256": sha256sum(path)}
+
+
 def _width_option(model: str) -> str:
     options = model_options(model)
     return "embed_dim" if "embed_dim" in options else "d_model"
@@ -149,13 +167,14 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
         vocab = model_vocab(spec, train)
         options = dict(spec.model_options)
         seed_everything(spec.seed)
-        if spec.embeddings == "word2vec":
+        vectors_info = None
+        if spec.embeddings != "random":
             width = _width_option(spec.model)
             dim = options.get(width, model_options(spec.model)[width])
-            options["pretrained"] = word2vec_vectors(spec, train, vocab, dim)
-        elif spec.embeddings != "random":
-            raise ValueError(f"embeddings must be 'random' or 'word2vec', got "
-                             f"{spec.embeddings!r}")
+            if spec.embeddings == "word2vec":
+                options["pretrained"] = word2vec_vectors(spec, train, vocab, dim)
+            else:  # a vectors file (GloVe, or word2vec saved by `vectors --save`)
+                options["pretrained"], vectors_info = file_vectors(spec, vocab, dim)
         seed_everything(spec.seed)  # the weights' draw depends on the seed alone
         model = build_model(spec.model, vocab_size=len(vocab),
                             num_classes=len(train.label_names), **options)
@@ -180,6 +199,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
                         "best_epoch": history.best_epoch},
             "history": history.records,
             "model_config": resolved_model_options(spec),
+            **({"embeddings_file": vectors_info} if vectors_info else {}),
             "params": sum(p.numel() for p in model.parameters()),
             "hardware": {**hardware(), "processes": distributed.world_size()},
             **_peak_memory_mb(device),

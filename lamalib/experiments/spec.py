@@ -21,7 +21,9 @@ class RunSpec:
     eval_batch_size: int = 128  # validation / test batches
     max_len: int | None = None  # truncate texts to this many tokens (None: keep all)
     min_freq: int = 1  # vocabulary: rarer words map to <unk>
-    embeddings: str = "random"  # "random" or "word2vec" (trained on the train split)
+    # "random", "word2vec" (trained on the train split) or the path of a vectors file
+    # in GloVe's or word2vec's text format (e.g. glove.840B.300d.txt)
+    embeddings: str = "random"
     word2vec_min_count: int = 5  # the LAMA paper: words seen < 5 times are dropped
     word2vec_epochs: int = 5  # passes of gensim's word2vec over the training texts
     train_file: str | None = None  # dataset "file": the user's files (TSV/CSV, .gz/.xz)

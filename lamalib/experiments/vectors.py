@@ -13,7 +13,9 @@ import numpy as np
 
 from ..data import load_corpus, load_dataset
 from ..data.tokenize import tokenize
-from ..embeddings import Word2VecConfig, evaluate_vectors, gensim_word2vec, train_word2vec
+from ..data.fetch import sha256sum
+from ..embeddings import (Word2VecConfig, evaluate_vectors, gensim_word2vec,
+                          save_vectors, train_word2vec)
 from ..provenance import command_line, git_commit, hardware, lamalib_version
 from ..runtime import profile
 from .results import RESULTS_DIR, run_lock, write_json_atomic
@@ -48,9 +50,12 @@ def neighbours(kv, words=PROBES, k: int = 8) -> dict[str, list[list]]:
 
 def run_vectors(corpus: str, impl: str = "gensim", arch: str = "skipgram",
                 config: Word2VecConfig | None = None,
-                results_dir: Path = RESULTS_DIR, argv: list[str] | None = None) -> dict:
+                results_dir: Path = RESULTS_DIR, argv: list[str] | None = None,
+                save: str | Path | None = None) -> dict:
     """Train ``impl`` ("gensim" or "lamalib") word2vec with ``arch`` on ``corpus``;
-    write ``word2vec__<impl>_<arch>__<corpus>.json`` with the benchmarks' scores."""
+    write ``word2vec__<impl>_<arch>__<corpus>.json`` with the benchmarks' scores, and
+    the vectors themselves to ``save`` (word2vec text format) if given: a run's
+    ``--set embeddings=<that file>`` starts a classifier from them."""
     if impl not in ("gensim", "lamalib") or arch not in ("skipgram", "cbow"):
         raise ValueError("impl must be gensim or lamalib, arch skipgram or cbow")
     config = config or Word2VecConfig()
@@ -77,6 +82,9 @@ def run_vectors(corpus: str, impl: str = "gensim", arch: str = "skipgram",
             "git_commit": commit, "lamalib": lamalib_version(),
             "command": command_line(argv),
         }
+        if save is not None:
+            save_vectors(save, list(kv.index_to_key), kv.vectors)
+            result["saved_to"] = {"file": Path(save).name, "sha256": sha256sum(save)}
         write_json_atomic(out, result)
     print(f"{impl} {arch} on {corpus}: {len(kv)} words, {seconds:.0f} s, {scores}")
     return result

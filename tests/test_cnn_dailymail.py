@@ -27,12 +27,6 @@ ROWS = [
 ]
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path / "cache"))
-    (tmp_path / "cache").mkdir()
-    return tmp_path / "cache"
-
 
 def _jsonl(path):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -56,9 +50,9 @@ def _check(docs):
     assert b.labels == [0, 1]
 
 
-def test_a_jsonl_copy_gives_oracle_labelled_articles(tmp_path, cache):
+def test_a_jsonl_copy_gives_oracle_labelled_articles(tmp_path, data_home):
     _check(cnn_dailymail("test", path=_jsonl(tmp_path / "mine.jsonl")))
-    _jsonl(cache / "cnn_dailymail" / "validation.jsonl")
+    _jsonl(data_home / "cnn_dailymail" / "validation.jsonl")
     _check(load_documents("cnn_dailymail", "valid"))
     short = cnn_dailymail("valid", limit=1, max_tokens=2)
     assert len(short) == 1 and short[0].sentences[0] == ["the", "cat"]
@@ -81,7 +75,7 @@ def test_a_csv_copy_reads_the_same(tmp_path):
         cnn_dailymail("test", path=tmp_path / "bad.csv")
 
 
-def test_the_hub_is_asked_for_the_3_0_0_config(cache, monkeypatch):
+def test_the_hub_is_asked_for_the_3_0_0_config(data_home, monkeypatch):
     asked = []
 
     def load_dataset(name, config, split):
@@ -94,7 +88,7 @@ def test_the_hub_is_asked_for_the_3_0_0_config(cache, monkeypatch):
     assert asked == [("abisee/cnn_dailymail", "3.0.0", "train")]
 
 
-def test_offline_fails_fast_and_says_what_to_do(cache, monkeypatch):
+def test_offline_fails_fast_and_says_what_to_do(data_home, monkeypatch):
     monkeypatch.setitem(sys.modules, "datasets", None)  # not installed
     start = time.perf_counter()
     with pytest.raises(DownloadError, match=r"(?s)pip install datasets.*"
@@ -109,7 +103,7 @@ def test_offline_fails_fast_and_says_what_to_do(cache, monkeypatch):
     with pytest.raises(DownloadError, match=r"(?s)Couldn't reach.*Offline, put"):
         load_documents("cnn_dailymail", "test")
     assert time.perf_counter() - start < 0.5
-    assert [p for p in cache.rglob("*") if p.is_file()] == []
+    assert [p for p in data_home.rglob("*") if p.is_file()] == []
 
 
 def test_batches_carry_one_label_per_sentence(tmp_path):

@@ -6,7 +6,6 @@ the chapter's segmenter and scores running on the result unchanged."""
 import io
 import tarfile
 import time
-import urllib.error
 import zipfile
 
 import pytest
@@ -14,7 +13,6 @@ import torch
 
 from lamalib.analysis.segmentation import boundary_f1, pk
 from lamalib.data import Vocab, load_dataset, load_documents
-from lamalib.data import fetch
 from lamalib.data.fetch import DownloadError
 from lamalib.data.segmentation import DocBatches
 from lamalib.data.wiki727k import parse_wiki_document, wiki50, wiki727k
@@ -47,11 +45,6 @@ It is quiet.
 FILES = {"train/00/01/alpha": ALPHA, "train/00/02/beta": BETA,
          "dev/00/03/gamma": GAMMA, "paths_cache": "train/00/01/alpha\n"}
 
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path / "cache"))
-    return tmp_path / "cache"
 
 
 def _folder(root):
@@ -86,7 +79,7 @@ def test_an_article_becomes_sentences_and_sections():
     assert parse_wiki_document("========,1,preface.\n***LIST***.\n") is None
 
 
-def test_splits_from_a_folder_and_from_its_archives(tmp_path, cache):
+def test_splits_from_a_folder_and_from_its_archives(tmp_path, data_home):
     folder = _folder(tmp_path / "wiki_727K")
     train = wiki727k("train", path=folder)
     assert [d.name for d in train] == ["train/00/01/alpha", "train/00/02/beta"]
@@ -96,8 +89,7 @@ def test_splits_from_a_folder_and_from_its_archives(tmp_path, cache):
     with pytest.raises(ValueError, match="no article under a test/"):
         wiki727k("test", path=folder)
     # the same corpus as the .tar.bz2 in the data directory, found by its name
-    cache.mkdir()
-    _tar_bz2(folder, cache / "wiki_727K.tar.bz2")
+    _tar_bz2(folder, data_home / "wiki_727K.tar.bz2")
     from_tar = load_documents("wiki727k", "train")
     assert [(d.sentences, d.gaps, d.headings) for d in from_tar] == [
         (d.sentences, d.gaps, d.headings) for d in train]
@@ -106,7 +98,7 @@ def test_splits_from_a_folder_and_from_its_archives(tmp_path, cache):
     # the download's form: a zip holding the .tar.bz2 (and wiki_test_50 beside it)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
-        z.write(cache / "wiki_727K.tar.bz2", "wiki_727K.tar.bz2")
+        z.write(data_home / "wiki_727K.tar.bz2", "wiki_727K.tar.bz2")
         z.writestr("wiki_test_50/gamma_50", GAMMA)
     (tmp_path / "dropbox.zip").write_bytes(buffer.getvalue())
     from_zip = wiki727k("train", path=tmp_path / "dropbox.zip")
@@ -114,10 +106,10 @@ def test_splits_from_a_folder_and_from_its_archives(tmp_path, cache):
     assert from_zip[1].name == "wiki_727K.tar.bz2/wiki_727/train/00/02/beta"
 
 
-def test_wiki50_reads_its_folder(tmp_path, cache):
-    (cache / "wiki_test_50").mkdir(parents=True)
+def test_wiki50_reads_its_folder(tmp_path, data_home):
+    (data_home / "wiki_test_50").mkdir()
     for name, text in [("a", ALPHA), ("b", GAMMA)]:
-        (cache / "wiki_test_50" / name).write_text(text)
+        (data_home / "wiki_test_50" / name).write_text(text)
     docs = load_documents("wiki50", "test")
     assert [d.gaps for d in docs] == [[0, 1, 1, 1], [0]]
     with pytest.raises(ValueError, match="test set"):
@@ -128,19 +120,15 @@ def test_wiki50_reads_its_folder(tmp_path, cache):
         wiki50(path=tmp_path / "odd")
 
 
-def test_offline_without_a_copy_fails_fast_and_says_where_to_get_one(cache,
-                                                                     monkeypatch):
-    def offline(*args, **kwargs):
-        raise urllib.error.URLError("Temporary failure in name resolution")
-
-    monkeypatch.setattr(fetch.urllib.request, "urlopen", offline)
+def test_offline_without_a_copy_fails_fast_and_says_where_to_get_one(data_home,
+                                                                     offline):
     start = time.perf_counter()
     for name in ["wiki727k", "wiki50"]:
         with pytest.raises(DownloadError, match=r"(?s)dropbox\.com.*load_dataset\("
                                                 r"'movie_reviews'\).*wiki_727K"):
             load_documents(name, "test")
     assert time.perf_counter() - start < 0.5
-    assert [p for p in cache.rglob("*") if p.is_file()] == []  # nothing half-written
+    assert not [p for p in data_home.rglob("*") if p.is_file()]  # none half-written
     with pytest.raises(KeyError, match="load_documents"):
         load_dataset("wiki727k")
 

@@ -7,11 +7,10 @@ import gzip
 import json
 import tarfile
 import time
-import urllib.error
 
 import pytest
 
-from lamalib.data import fetch, load_documents
+from lamalib.data import load_documents
 from lamalib.data.fetch import DownloadError
 from lamalib.data.wikisection import parse_wikisection, wikisection
 
@@ -44,12 +43,6 @@ def _json():
     return json.dumps([_article(*ARTICLES[0]), _article(*ARTICLES[1], reverse=True)])
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path / "cache"))
-    (tmp_path / "cache").mkdir()
-    return tmp_path / "cache"
-
 
 EXPECTED = [
     ([["fever", "is", "common", "."], ["patients", "cough", "a", "lot", "."],
@@ -79,15 +72,15 @@ def test_spans_become_sentences_and_segments(tmp_path):
         parse_wikisection({"title": "no text"})
 
 
-def test_the_data_directory_file_compressed_and_the_archive(cache):
-    (cache / "wikisection_en_city_validation.json.gz").write_bytes(
+def test_the_data_directory_file_compressed_and_the_archive(data_home):
+    (data_home / "wikisection_en_city_validation.json.gz").write_bytes(
         gzip.compress(_json().encode()))
     assert _seen(load_documents("wikisection_en_city", "valid")) == EXPECTED
-    src = cache / "src"
+    src = data_home / "src"
     src.mkdir()
     (src / "wikisection_de_city_test.json").write_text(_json())
     (src / "wikisection_de_city_train.json").write_text("[]")
-    with tarfile.open(cache / "wikisection_dataset_json.tar.gz", "w:gz") as tar:
+    with tarfile.open(data_home / "wikisection_dataset_json.tar.gz", "w:gz") as tar:
         tar.add(src, arcname="wikisection_dataset_json")
     assert _seen(load_documents("wikisection_de_city", "test")) == EXPECTED
     with pytest.raises(ValueError, match="no article with a sentence"):
@@ -96,15 +89,11 @@ def test_the_data_directory_file_compressed_and_the_archive(cache):
         load_documents("wikisection_de_disease", "test")
 
 
-def test_offline_without_a_copy_fails_fast_and_says_where_to_put_one(cache,
-                                                                     monkeypatch):
-    def offline(*args, **kwargs):
-        raise urllib.error.URLError("Temporary failure in name resolution")
-
-    monkeypatch.setattr(fetch.urllib.request, "urlopen", offline)
+def test_offline_without_a_copy_fails_fast_and_says_where_to_put_one(data_home,
+                                                                     offline):
     start = time.perf_counter()
     with pytest.raises(DownloadError, match=r"(?s)WikiSection/raw.*'movie_reviews'"
                                             r".*wikisection_en_disease_train\.json"):
         load_documents("wikisection_en_disease", "train")
     assert time.perf_counter() - start < 0.5
-    assert [p for p in cache.rglob("*") if p.is_file()] == []  # nothing half-written
+    assert not [p for p in data_home.rglob("*") if p.is_file()]  # none half-written

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -109,13 +110,7 @@ def cnn_dailymail(split: str = "train", path=None, limit: int | None = None,
     source = Path(path) if path is not None else local_copy(
         [f"cnn_dailymail/{hub}.jsonl", f"cnn_dailymail/{hub}.csv"])
     rows: Iterable[dict] = read_records(source) if source else _hub_rows(hub)
-    docs = []
-    for row in rows:
-        doc = article_doc(row, **label)
-        if doc is not None:
-            docs.append(doc)
-            if limit is not None and len(docs) >= limit:
-                break
+    docs = list(islice(filter(None, (article_doc(r, **label) for r in rows)), limit))
     if not docs:
         raise ValueError(f"CNN/DailyMail {hub}: no article with a sentence and a "
                          "highlight (is the copy in the hub's field layout?)")

@@ -17,8 +17,9 @@ a zip that holds ``wiki_727K.tar.bz2``) in the data directory, or a path you giv
 from __future__ import annotations
 
 import re
+from itertools import islice
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Callable, Iterator
 
 from .archive import iter_files
 from .fetch import EMBEDDED_HINT, DownloadError, local_copy, local_or_download
@@ -82,7 +83,10 @@ def read_wiki_documents(path, keep: Callable[[str], bool] = lambda name: True,
     """Every article under ``path`` (a folder or an archive) whose name ``keep``
     accepts, in order, at most ``limit``; ``parse``: :func:`parse_wiki_document`'s
     options."""
-    docs = []
+    return list(islice(filter(None, _parsed(path, keep, parse)), limit))
+
+
+def _parsed(path, keep, parse) -> Iterator[SegmentedDoc | None]:
     for name, raw in iter_files(path, keep):
         if PurePosixPath(name).name in _NOT_ARTICLES:
             continue
@@ -93,12 +97,7 @@ def read_wiki_documents(path, keep: Callable[[str], bool] = lambda name: True,
         if not _HEADING.match(text.lstrip().split("\n", 1)[0].strip()):
             raise ValueError(f"{path}: {name} does not start with a heading line "
                              "'========,1,preface.': not in Wiki-727K's format")
-        doc = parse_wiki_document(text, name, **parse)
-        if doc is not None:
-            docs.append(doc)
-            if limit is not None and len(docs) >= limit:
-                break
-    return docs
+        yield parse_wiki_document(text, name, **parse)
 
 
 def _in_split(folder: str) -> Callable[[str], bool]:

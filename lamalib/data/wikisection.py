@@ -19,6 +19,7 @@ directory or at a path you give; else the archive is downloaded.
 from __future__ import annotations
 
 import json
+from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .archive import is_archive, iter_files
@@ -98,13 +99,8 @@ def wikisection(dataset: str = "en_disease", split: str = "train", path=None,
             f"the archive; or {filename}[.gz|.xz] in the data directory or its "
             "wikisection/ folder",
             suffixes=("",), option="path=FILE to the loader")
-    docs = []
-    for article in _articles(source, filename):
-        doc = parse_wikisection(article, **parse)
-        if doc is not None:
-            docs.append(doc)
-            if limit is not None and len(docs) >= limit:
-                break
+    parsed = (parse_wikisection(a, **parse) for a in _articles(source, filename))
+    docs = list(islice(filter(None, parsed), limit))
     if not docs:
         raise ValueError(f"{source}: {filename} has no article with a sentence")
     return docs

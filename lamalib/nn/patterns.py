@@ -67,7 +67,8 @@ def matching_token(tokens, mask, spans=None, *,
     """
     same = tokens[:, :, None] == tokens[:, None, :]  # (B, T, T)
     if len(never):
-        ids = torch.as_tensor(list(never), dtype=tokens.dtype, device=tokens.device)
+        ids = torch.as_tensor(list(never), dtype=tokens.dtype,
+                              device=tokens.device)  # (K,): the ids that never match
         same = same & ~torch.isin(tokens, ids)[:, :, None]  # (B, T, T)
     real = mask[:, :, None] & mask[:, None, :]  # (B, T, T)
     freq = (same & real).sum(-1)  # (B, T): occurrences of x_i among the real tokens

@@ -119,7 +119,7 @@ def wiki727k(split: str = "train", path=None, limit: int | None = None,
         path: the corpus (a folder holding ``train/``, ``dev/``, ``test/``, or an
             archive of it); default: a copy in the data directory named
             ``wiki_727K[.tar.bz2|.tar.gz|.zip]`` or ``wiki_727``, else the download
-            (about 1 GB, from :data:`URL`).
+            from :data:`URL` (large: the whole corpus).
         limit: read at most this many articles (the corpus is large).
         parse: :func:`parse_wiki_document`'s options (``max_level``, ...).
     """
@@ -159,6 +159,6 @@ def wiki50(split: str = "test", path=None, limit: int | None = None,
         docs = read_wiki_documents(where, lambda name: "test_50" in name, limit,
                                    **parse)
     if not docs:
-        raise DownloadError(f"no wiki_50 article in {where}. {_WIKI50_COPY} "
-                            + EMBEDDED_HINT)
+        raise ValueError(f"no wiki_50 article in {where}. {_WIKI50_COPY} "
+                         + EMBEDDED_HINT)
     return docs

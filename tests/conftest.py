@@ -12,3 +12,24 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def data_home(tmp_path, monkeypatch):
+    """An empty data directory (``$LAMALIB_DATA``) of the test's own."""
+    path = tmp_path / "cache"
+    path.mkdir()
+    monkeypatch.setenv("LAMALIB_DATA", str(path))
+    return path
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    """No network: every ``urlopen`` fails at once, as DNS does without one."""
+    import urllib.error
+    import urllib.request
+
+    def refuse(*args, **kwargs):
+        raise urllib.error.URLError("Temporary failure in name resolution")
+
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)

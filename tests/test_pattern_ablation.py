@@ -13,6 +13,7 @@ from lamalib.analysis.pattern_ablation import (HOW, PAPER_PATTERNS, Setting,
                                                ablation_settings, combinations,
                                                model_sparsity, plan_for, summarize)
 from lamalib.models.segmenter import BoundaryTagger
+from lamalib.nn.patterns import bind_pattern
 
 
 def test_plan_puts_each_pattern_on_its_own_heads_in_every_layer():
@@ -25,6 +26,20 @@ def test_plan_puts_each_pattern_on_its_own_heads_in_every_layer():
     assert HOW["next"] == "fixed" and HOW["matching"] == "masked"  # as Li et al.
     with pytest.raises(ValueError, match="only 8"):
         plan_for(PAPER_PATTERNS, n_heads=8, heads_per_pattern=3)
+
+
+def test_plan_binds_the_unknown_id_into_matching_only():
+    plan = plan_for(["matching", "same_span"], n_layers=2, never_match=(1,))
+    assert [(i.head, i.pattern, i.how) for i in plan[0]] == [
+        (0, bind_pattern("matching", never=(1,)), "masked"),
+        (1, "same_span", "masked")]
+    assert plan_for(["matching"])[0][0].pattern == "matching"  # the old default
+    # a tagger with it: an <unk> query may look at every key (its row is free)
+    model = BoundaryTagger(50, plan, n_layers=2, n_heads=8, d_model=16, d_ff=16)
+    tokens = torch.tensor([[5, 1, 6, 1, 5]])  # two unknown words
+    masks = model.attention_masks(tokens, torch.ones(1, 5, dtype=torch.bool),
+                                  torch.zeros(1, 5, dtype=torch.long))
+    assert masks[0][0, 0, 1].all() and masks[0][0, 0, 0].tolist() == [1, 0, 0, 0, 1]
 
 
 def test_ablation_has_every_single_pattern_every_pair_and_all():

@@ -11,10 +11,12 @@ import torch
 from lamalib.models.te import TEClassifier
 from lamalib.nn.encoder_layer import EncoderLayer
 from lamalib.nn.multihead import MultiHeadAttention
-from lamalib.nn.patterns import (PATTERNS, Injection, every_layer, fix_heads,
-                                 global_relevance, head_attention_mask, kept_patterns,
-                                 pattern_cells, pattern_mask, register_pattern,
-                                 relevance, significant_heads, sparsity)
+from lamalib.data import Vocab
+from lamalib.nn.patterns import (PATTERNS, BoundPattern, Injection, bind_pattern,
+                                 every_layer, fix_heads, global_relevance,
+                                 head_attention_mask, kept_patterns, pattern_cells,
+                                 pattern_mask, register_pattern, relevance,
+                                 significant_heads, sparsity, with_never)
 from lamalib.viz.explorer import collect_attention
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -68,6 +70,50 @@ def test_matching_cells_skip_tokens_that_occur_once():
     assert not cells[3].any()  # 5 occurs once: 1[freq > 1] is 0 for its whole row
     assert not cells[5].any()  # the pad
     assert pattern_mask("matching", tokens, mask)[0, 3].tolist() == [1] * 5 + [0]
+
+
+def test_matching_never_matches_the_unknown_word():
+    vocab = Vocab.build(["the cat saw the dog"])
+    words = "the zorp saw the blick cat".split()  # zorp, blick: out of vocabulary
+    tokens = torch.tensor([vocab.encode(words) + [vocab.pad_id]])  # (1, 7)
+    mask = tokens != vocab.pad_id
+    assert tokens[0, 1] == tokens[0, 4] == vocab.unk_id  # two words, one id
+    matching = bind_pattern("matching", never=[vocab.unk_id])
+    cells = pattern_cells(matching, tokens, mask)[0]  # (T, T)
+    # by hand: only the two 'the' (positions 0 and 3) match, each other and themselves
+    expected = torch.zeros(7, 7, dtype=torch.bool)
+    for i in (0, 3):
+        expected[i, [0, 3]] = True
+    assert torch.equal(cells, expected)
+    M = pattern_mask(matching, tokens, mask)[0]
+    assert M[0].tolist() == [1, 0, 0, 1, 0, 0, 0]  # 'the' looks at every 'the'
+    for i in (1, 2, 4, 5):  # zorp, saw, blick, cat: each free over the real keys
+        assert M[i].tolist() == [1] * 6 + [0]
+    # without `never` (the default, as before) the two unknown words match
+    old = pattern_cells("matching", tokens, mask)[0]
+    assert old[1, 4] and old[4, 1] and torch.equal(old & ~expected,
+                                                   old & (tokens[0] == 1)[:, None])
+
+
+def test_bound_patterns_are_named_hashable_and_checked():
+    a = bind_pattern("matching", never=[1])
+    assert a == BoundPattern("matching", (("never", (1,)),)) and hash(a) == hash(
+        bind_pattern("matching", never=(1,)))
+    assert a.__name__ == "matching"
+    assert with_never(["matching", "same_span"], [1]) == [a, "same_span"]
+    assert with_never(["matching"], []) == ["matching"]
+    with pytest.raises(TypeError, match="does not take"):
+        bind_pattern("same_span", never=[1])
+    tokens, mask, spans = _docs()
+    tokens[0, :3] = 1  # three unknown words in the first document
+    inj = [Injection(0, a), Injection(1, "matching")]
+    M = head_attention_mask(inj, 2, tokens, mask, spans)  # (B, 2, T, T)
+    torch.testing.assert_close(M[:, 0], pattern_mask(a, tokens, mask))
+    assert torch.equal(M[0, 0, 0], mask[0])  # <unk> never matches: its row is free
+    assert torch.equal(M[0, 1, 0], (tokens[0] == 1) & mask[0])  # the old behaviour
+    model = TEClassifier(8, 2, d_model=8, n_heads=2, d_ff=8, n_layers=1).eval()
+    batch = SimpleNamespace(tokens=tokens, mask=mask)
+    assert list(global_relevance(model, [batch], [a])) == ["matching"]
 
 
 def _follow(cells, mask):

@@ -46,7 +46,7 @@ def main() -> None:
     sizes = SIZES[args.profile]
     task = segmentation_task(**sizes, dataset=args.dataset)
     vanilla, _ = train_and_score(task, None, args.seeds[0])
-    gr = global_relevance(vanilla, task.batches("valid"), list(PAPER_PATTERNS),
+    gr = global_relevance(vanilla, task.batches("valid"), task.patterns(),
                           forward=lambda m, b: m(b.tokens, b.mask, b.spans))
     kept = kept_patterns(gr)
     print("kept by the 3-sigma rule:", kept, flush=True)
@@ -62,7 +62,10 @@ def main() -> None:
         "dataset": args.dataset, "profile": args.profile,
         "config": {"sizes": sizes, "model": task.model, "lr": task.lr,
                    "batch_size": task.batch_size, "seeds": args.seeds,
-                   "vocab": len(task.vocab)},
+                   "vocab": len(task.vocab),
+                   # tokens the matching pattern never matches; a file without
+                   # this key predates it: there <unk> matched <unk>
+                   "matching_never": [task.vocab.itos[i] for i in task.never_match]},
         "global_relevance": {name: g.tolist() for name, g in gr.items()},
         "z_max": {name: ((g.max() - g.mean()) / g.std(unbiased=False)).item()
                   for name, g in gr.items()},

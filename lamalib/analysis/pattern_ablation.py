@@ -26,7 +26,7 @@ from lamalib.analysis.segmentation import boundary_f1, pk
 from lamalib.data import Vocab, load_dataset
 from lamalib.data.segmentation import DocBatches, SegmentedDoc, make_segmented_docs
 from lamalib.models.segmenter import BoundaryTagger, boundary_step, predict_gaps
-from lamalib.nn.patterns import Injection, every_layer, sparsity
+from lamalib.nn.patterns import Injection, every_layer, sparsity, with_never
 from lamalib.train import TrainConfig, fit
 
 # How each pattern is injected, as Li et al. do: positional ones as fixed one-hot
@@ -56,11 +56,19 @@ class SegmentationTask:
     lr: float = 3e-3
     batch_size: int = 16
     name: str = "newsgroups"
+    # Ids the matching pattern never matches: segmentation_task gives the
+    # vocabulary's <unk>; () is the old behaviour (<unk> matched <unk>).
+    never_match: tuple[int, ...] = ()
 
     def batches(self, split: str, shuffle: bool = False,
                 seed: int = 0) -> DocBatches:
         return DocBatches(self.docs[split], self.vocab, self.batch_size,
                           shuffle=shuffle, seed=seed)
+
+    def patterns(self, names: Sequence[str] = PAPER_PATTERNS) -> list:
+        """The predicates of ``names`` for this task's vocabulary (``never_match``
+        bound into ``matching``), for ``global_relevance`` and the plots."""
+        return with_never(names, self.never_match)
 
 
 def segmentation_task(train: int, valid: int, test: int, epochs: int,
@@ -77,18 +85,22 @@ def segmentation_task(train: int, valid: int, test: int, epochs: int,
                         min_freq=2)
     return SegmentationTask(docs, vocab, epochs,
                             dict(n_layers=2, n_heads=8, d_model=d_model, d_ff=d_ff),
-                            name=dataset)
+                            name=dataset, never_match=(vocab.unk_id,))
 
 
 def plan_for(patterns: Sequence[str], n_layers: int = 2, n_heads: int = 8,
-             heads_per_pattern: int = 1) -> list[list[Injection]]:
+             heads_per_pattern: int = 1,
+             never_match: Sequence[int] = ()) -> list[list[Injection]]:
     """Each pattern on its own ``heads_per_pattern`` heads, the same in every layer
-    (Li et al.); the other heads stay free. ``[]``: a vanilla Transformer."""
+    (Li et al.); the other heads stay free. ``[]``: a vanilla Transformer.
+    ``never_match``: ids the matching pattern never matches (the vocabulary's
+    ``<unk>``, :attr:`SegmentationTask.never_match`)."""
     heads = [p for p in patterns for _ in range(heads_per_pattern)]
     if len(heads) > n_heads:
         raise ValueError(f"{len(heads)} injected heads but only {n_heads} per layer")
-    return every_layer(n_layers, [Injection(h, p, HOW[p]) for h, p in
-                                  enumerate(heads)])
+    bound = with_never(heads, never_match)
+    return every_layer(n_layers, [Injection(h, b, HOW[p]) for h, (p, b) in
+                                  enumerate(zip(heads, bound))])
 
 
 def combinations(patterns: Sequence[str]) -> list[tuple[str, ...]]:
@@ -169,7 +181,8 @@ def run_settings(task: SegmentationTask, settings: Sequence[Setting],
     rows = []
     n_layers, n_heads = task.model["n_layers"], task.model["n_heads"]
     for s in settings:
-        plan = plan_for(s.patterns, n_layers, n_heads, s.heads_per_pattern)
+        plan = plan_for(s.patterns, n_layers, n_heads, s.heads_per_pattern,
+                        task.never_match)
         for seed in seeds:
             _, scores = train_and_score(task, plan if s.patterns else None, seed)
             rows.append({"setting": s.name, "patterns": list(s.patterns),

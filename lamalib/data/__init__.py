@@ -7,7 +7,8 @@ from .batching import Batch, BucketBatches, make_loader, pad_sequences
 from .dataset import TextDataset
 from .fetch import DownloadError, data_dir, download
 from .embedded import gensim_datapath
-from .registry import available_datasets, load_corpus, load_dataset
+from .registry import (available_datasets, available_documents, load_corpus,
+                       load_dataset, load_documents)
 from .split import stratified_split
 from .table import Splits, label_order, load_splits, load_table
 from .tokenize import tokenize
@@ -21,12 +22,14 @@ __all__ = [
     "TextDataset",
     "Vocab",
     "available_datasets",
+    "available_documents",
     "data_dir",
     "download",
     "gensim_datapath",
     "label_order",
     "load_corpus",
     "load_dataset",
+    "load_documents",
     "load_splits",
     "load_table",
     "make_loader",

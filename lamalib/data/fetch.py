@@ -11,6 +11,7 @@ import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Sequence
 
 EMBEDDED_HINT = (
     "Without network, use an embedded dataset instead: load_dataset('movie_reviews'), "
@@ -85,3 +86,41 @@ def download(
     finally:
         tmp.unlink(missing_ok=True)
     return target
+
+
+def local_copy(names: Sequence[str], suffixes: Sequence[str] = ("", ".xz", ".gz"),
+               folders: bool = False) -> Path | None:
+    """The first ``data_dir() / (name + suffix)`` that is a file (or, with
+    ``folders``, a folder): a copy the user put in the data directory; else None."""
+    root = data_dir()
+    for name in names:
+        for suffix in suffixes:
+            path = root / (name + suffix)
+            if path.is_file() or (folders and path.is_dir()):
+                return path
+    return None
+
+
+def local_or_download(names: Sequence[str], url: str, filename: str,
+                      sha256: str | None, what: str, path=None,
+                      suffixes: Sequence[str] = ("", ".xz", ".gz"),
+                      folders: bool = False,
+                      option: str = "path=FILE to load_dataset") -> Path:
+    """``path`` if given, else a local copy (:func:`local_copy`), else ``url``
+    downloaded as ``filename``. Offline, a :class:`DownloadError` that says where a
+    copy goes: ``what`` describes it, ``option`` is how to pass one's path."""
+    if path is not None:
+        return Path(path)
+    local = local_copy(names, suffixes, folders)
+    if local is not None:
+        return local
+    try:
+        return download(url, filename, sha256)
+    except DownloadError as err:
+        alt = "|".join(s for s in suffixes if s)
+        where = " or ".join(f"{data_dir() / n}" + (f"[{alt}]" if alt else "")
+                            for n in names)
+        raise DownloadError(
+            f"{err} With a local copy ({what}), put it at {where}, or set "
+            f"LAMALIB_DATA to the folder that holds it, or pass {option}."
+        ) from err

@@ -1,15 +1,21 @@
-"""``load_dataset(name, split)``: every labelled dataset by name (chapter "Setup")."""
+"""``load_dataset(name, split)``: every labelled dataset by name (chapter "Setup");
+``load_documents(name, split)``: the corpora of sentence-labelled documents (chapter
+"Finding and injecting attention patterns")."""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import Callable
 
+from .cnn_dailymail import cnn_dailymail
 from .dataset import TextDataset
 from .embedded import lee_corpus, movie_reviews, newsgroups
 from .remote import SENTENCE_SETS, imdb, sentence_set
 from .tab_corpora import MTL16_DOMAINS, mtl16, r8
 from .synthetic import synthetic_sentiment
+from .wiki727k import wiki50, wiki727k
+from .wikisection import DATASETS as WIKISECTION_SETS
+from .wikisection import wikisection
 
 # name -> (loader(split, **kw), where it comes from). Embedded ones work offline.
 DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
@@ -34,6 +40,22 @@ DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
         for name in SENTENCE_SETS
     },
 }
+# name -> (loader(split, **kw), where it comes from): lists of SegmentedDoc (gap
+# labels) or, for cnn_dailymail, ExtractiveDoc (a label per sentence).
+DOCUMENTS: dict[str, tuple[Callable[..., list], str]] = {
+    "wiki727k": (wiki727k, "download or local copy: Wiki-727K (Koshorek et al. "
+                           "2018), sections as segments"),
+    "wiki50": (wiki50, "local copy: wiki_50, Koshorek et al.'s 50 test articles"),
+    **{
+        f"wikisection_{name}": (
+            partial(wikisection, name),
+            f"download or local copy: WikiSection {name} (Arnold et al. 2019)",
+        )
+        for name in WIKISECTION_SETS
+    },
+    "cnn_dailymail": (cnn_dailymail, "Hugging Face datasets or a local copy: "
+                                     "CNN/DailyMail 3.0.0, ROUGE-oracle labels"),
+}
 CORPORA: dict[str, Callable[[], list[list[str]]]] = {
     "lee": partial(lee_corpus, "background"),
     "lee_test": partial(lee_corpus, "test"),
@@ -53,12 +75,36 @@ def load_dataset(name: str, split: str = "train", **kwargs) -> TextDataset:
         KeyError: for an unknown name; the message lists the available ones.
     """
     key = name.strip().lower()
+    if key in DOCUMENTS:
+        raise KeyError(f"{name!r} is a corpus of segmented documents: use "
+                       f"lamalib.data.load_documents({name!r}, split=...).")
     if key not in DATASETS:
         raise KeyError(
             f"Unknown dataset {name!r}. Available: {', '.join(available_datasets())}. "
             "For your own file use lamalib.data.load_table(path)."
         )
     return DATASETS[key][0](split=split, **kwargs)
+
+
+def available_documents() -> list[str]:
+    """Names that :func:`load_documents` accepts."""
+    return sorted(DOCUMENTS)
+
+
+def load_documents(name: str, split: str = "train", **kwargs) -> list:
+    """A corpus of documents with sentence labels by name, e.g.
+    ``load_documents("wikisection_en_disease", split="test", limit=100)``: a list of
+    ``SegmentedDoc`` (``ExtractiveDoc`` for ``"cnn_dailymail"``); ``kwargs`` go to
+    the loader (``path=``, ``limit=``, ...).
+
+    Raises:
+        KeyError: for an unknown name; the message lists the available ones.
+    """
+    key = name.strip().lower()
+    if key not in DOCUMENTS:
+        raise KeyError(f"Unknown document corpus {name!r}. Available: "
+                       f"{', '.join(available_documents())}.")
+    return DOCUMENTS[key][0](split=split, **kwargs)
 
 
 def load_corpus(name: str) -> list[list[str]]:

@@ -4,14 +4,15 @@
 Each document strings together runs of consecutive sentences taken from texts of a
 labelled corpus, alternating the class from one run to the next, so every boundary
 between runs is a change of topic. The model labels each gap between two sentences:
-1 if a new segment starts after it.
+1 if a new segment starts after it. The real corpora of Li et al. load into the same
+:class:`SegmentedDoc` (``lamalib.data.wiki727k``, ``lamalib.data.wikisection``).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 import torch
@@ -25,11 +26,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 
 def split_sentences(text: str, min_tokens: int = 4,
-                    max_tokens: int = 12) -> list[list[str]]:
+                    max_tokens: int | None = 12) -> list[list[str]]:
     """Token lists of ``text``'s sentences (split after . ! ? and at blank lines).
 
     Sentences shorter than ``min_tokens`` (signatures, quote marks) are dropped; longer
-    ones are cut to their first ``max_tokens`` tokens.
+    ones are cut to their first ``max_tokens`` tokens (None: kept whole).
     """
     out = []
     for piece in _SENTENCE_END.split(text):
@@ -42,15 +43,27 @@ def split_sentences(text: str, min_tokens: int = 4,
 
 @dataclass
 class SegmentedDoc:
-    """``sentences`` (token lists), the class of each, and ``gaps`` (S - 1 labels:
-    1 where a new segment starts after sentence s)."""
+    """``sentences`` (token lists), the topic of each, and ``gaps`` (S - 1 labels:
+    1 where a new segment starts after sentence s).
+
+    ``topics``: the class a sentence came from here, the number of its section in the
+    real corpora; a gap is a boundary where it changes. ``headings``: one per segment
+    where the corpus names them; ``name``: the document's file or id.
+    """
 
     sentences: list[list[str]]
     topics: list[int]
+    headings: list[str] = field(default_factory=list)
+    name: str = ""
 
     @property
     def gaps(self) -> list[int]:
         return [int(a != b) for a, b in zip(self.topics, self.topics[1:])]
+
+    @property
+    def targets(self) -> list[int]:
+        """What :func:`collate_docs` pads into ``labels``: the gaps."""
+        return self.gaps
 
     @property
     def segment_ids(self) -> list[int]:
@@ -96,7 +109,8 @@ def make_segmented_docs(data: TextDataset, n_docs: int, seed: int = 0,
 class SegmentBatch:
     """Padded documents: ``tokens (B, T)``, ``mask (B, T)``, ``spans (B, T)`` (the
     sentence of each token, -1 at pads), ``labels (B, S - 1)`` (gap labels, ``IGNORE``
-    beyond a document) and ``index (B,)``."""
+    beyond a document; ``(B, S)`` sentence labels for an
+    :class:`~lamalib.data.extractive.ExtractiveDoc`) and ``index (B,)``."""
 
     tokens: torch.Tensor
     mask: torch.Tensor
@@ -115,19 +129,22 @@ class SegmentBatch:
 
 def collate_docs(docs: Sequence[SegmentedDoc], vocab: Vocab,
                  index: Sequence[int] | None = None) -> SegmentBatch:
-    """Pad ``docs`` into one :class:`SegmentBatch`."""
+    """Pad ``docs`` into one :class:`SegmentBatch`; ``labels`` are each document's
+    ``targets`` (gaps of a :class:`SegmentedDoc`, one per sentence of an
+    ``ExtractiveDoc``)."""
     ids = [[vocab.encode(s) for s in d.sentences] for d in docs]
+    targets = [d.targets for d in docs]
     T = max(sum(len(s) for s in doc) for doc in ids)
-    S = max(len(d.sentences) for d in docs)
     B = len(docs)
     tokens = torch.full((B, T), vocab.pad_id, dtype=torch.long)  # (B, T)
     spans = torch.full((B, T), -1, dtype=torch.long)  # (B, T)
-    labels = torch.full((B, max(S - 1, 1)), IGNORE, dtype=torch.long)  # (B, S - 1)
-    for b, (doc, d) in enumerate(zip(ids, docs)):
+    width = max(max(map(len, targets)), 1)  # S - 1 for gaps, S for sentences
+    labels = torch.full((B, width), IGNORE, dtype=torch.long)  # (B, S - 1)
+    for b, (doc, y) in enumerate(zip(ids, targets)):
         flat = [t for s in doc for t in s]
         tokens[b, :len(flat)] = torch.tensor(flat)
         spans[b, :len(flat)] = torch.tensor([i for i, s in enumerate(doc) for _ in s])
-        labels[b, :len(d.gaps)] = torch.tensor(d.gaps, dtype=torch.long)
+        labels[b, :len(y)] = torch.tensor(y, dtype=torch.long)
     index = torch.as_tensor(list(index) if index is not None else range(B))
     return SegmentBatch(tokens, spans >= 0, spans, labels, index)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .dataset import TextDataset
 from .embedded import split_indices
-from .fetch import DownloadError, data_dir, download
+from .fetch import data_dir, local_copy, local_or_download
 from .textio import read_bytes
 
 R8_URL = "https://www.cs.umb.edu/~smimarog/textmining/datasets/"
@@ -119,31 +119,10 @@ def read_label_tab_text(path: Path) -> tuple[list[str], list[str]]:
     return texts, labels
 
 
-def _local(names: list[str]) -> Path | None:
-    root = data_dir()
-    for name in names:
-        for suffix in ("", ".xz", ".gz"):
-            if (root / (name + suffix)).is_file():
-                return root / (name + suffix)
-    return None
-
-
 def _file(local_names: list[str], original: str, url: str, path) -> Path:
     """A given ``path``, else a local copy in the data directory, else a download."""
-    if path is not None:
-        return Path(path)
-    local = _local(local_names)
-    if local is not None:
-        return local
-    try:
-        return download(url + original, original, SHA256.get(original))
-    except DownloadError as err:
-        where = " or ".join(f"{data_dir() / n}[.xz|.gz]" for n in local_names)
-        raise DownloadError(
-            f"{err} With a local copy ('label<TAB>text' lines), put it at {where}, "
-            "or set LAMALIB_DATA to the folder that holds it, or pass path=FILE to "
-            "load_dataset."
-        ) from err
+    return local_or_download(local_names, url + original, original,
+                             SHA256.get(original), "'label<TAB>text' lines", path)
 
 
 def _dataset(texts, labels, label_names, name, split) -> TextDataset:
@@ -189,7 +168,7 @@ def imdb_local(split: str, seed: int = 0) -> TextDataset | None:
     """IMDB from a local copy (``imdb/{train,test}.tsv[.xz]`` with labels neg/pos, or
     the official ``aclImdb_v1.tar.gz`` or its unpacked ``aclImdb/``), else None."""
     source = "test" if split == "test" else "train"
-    tsv = _local([f"imdb/{source}.tsv"])
+    tsv = local_copy([f"imdb/{source}.tsv"])
     if tsv is not None:
         texts, labels = read_label_tab_text(tsv)
         labels = ["negative" if y == "neg" else "positive" if y == "pos" else y

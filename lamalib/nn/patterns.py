@@ -5,7 +5,10 @@ patterns"; Li et al., 2022).
 A pattern is a predicate P(x_i, x_j) between a query token i and a key token j. Each
 predicate here is a function ``fn(tokens (B, T), mask (B, T), spans (B, T) | None) ->
 (B, T, T) bool``; add your own with :func:`register_pattern`. ``spans`` gives each
-token the id of its text span (its sentence, here), for span patterns.
+token the id of its text span (its sentence, here), for span patterns. A predicate
+may take keyword options (``matching`` takes ``never``, the ids that match nothing,
+e.g. the vocabulary's ``<unk>``); :func:`bind_pattern` and :func:`with_never` fix them
+into a named predicate that goes wherever a name goes.
 
 * :func:`pattern_cells`: where P holds (pads excluded): what global relevance counts.
 * :func:`pattern_mask`: the attention mask of eqs. (4)-(6): P's cells, and a query
@@ -18,8 +21,9 @@ token the id of its text span (its sentence, here), for span patterns.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import torch
 from torch import nn
@@ -49,13 +53,70 @@ def get_pattern(pattern: str | Predicate) -> Predicate:
 
 
 @register_pattern("matching")
-def matching_token(tokens, mask, spans=None) -> torch.Tensor:
+def matching_token(tokens, mask, spans=None, *,
+                   never: Sequence[int] = ()) -> torch.Tensor:
     """x_i = x_j for a token that occurs more than once: 1[freq(x_i) > 1] 1[x_i = x_j]
-    (Li et al., section 4.2.2). The diagonal counts: a token matches itself."""
+    (Li et al., section 4.2.2). The diagonal counts: a token matches itself.
+
+    ``never``: ids that match nothing, not even themselves. Pass the vocabulary's
+    unknown id, ``(vocab.unk_id,)``: ``<unk>`` stands for every rare word, so two
+    ``<unk>`` are not the same word; its row is then empty and :func:`pattern_mask`
+    leaves it free, like a token that occurs once. Pads are excluded by ``mask``.
+    The default, none, is the behaviour before ``never`` existed (``<unk>`` matched
+    ``<unk>``), which the committed chapter-8 sweep used.
+    """
     same = tokens[:, :, None] == tokens[:, None, :]  # (B, T, T)
+    if len(never):
+        ids = torch.as_tensor(list(never), dtype=tokens.dtype,
+                              device=tokens.device)  # (K,): the ids that never match
+        same = same & ~torch.isin(tokens, ids)[:, :, None]  # (B, T, T)
     real = mask[:, :, None] & mask[:, None, :]  # (B, T, T)
     freq = (same & real).sum(-1)  # (B, T): occurrences of x_i among the real tokens
     return same & (freq > 1)[:, :, None]  # (B, T, T)
+
+
+@dataclass(frozen=True)
+class BoundPattern:
+    """A registered predicate with keyword options fixed, made by
+    :func:`bind_pattern`: callable as ``(tokens, mask, spans=None)``, named like the
+    pattern (``__name__``, so results stay keyed by it), hashable and equal by value
+    (an :class:`Injection` may carry it)."""
+
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def __call__(self, tokens, mask, spans=None) -> torch.Tensor:
+        return get_pattern(self.name)(tokens, mask, spans, **dict(self.options))
+
+    @property
+    def __name__(self) -> str:
+        return self.name
+
+
+def bind_pattern(name: str, **options) -> BoundPattern:
+    """The pattern ``name`` with keyword ``options`` fixed, e.g.
+    ``bind_pattern("matching", never=(vocab.unk_id,))``; lists become tuples."""
+    fn = get_pattern(name)
+    try:
+        inspect.signature(fn).bind(None, None, None, **options)
+    except TypeError as err:
+        raise TypeError(f"pattern {name!r} does not take {sorted(options)} ({err}); "
+                        f"its signature is {inspect.signature(fn)}") from None
+    frozen = {k: tuple(sorted(v)) if isinstance(v, (list, set, frozenset, tuple))
+              else v for k, v in options.items()}
+    return BoundPattern(name, tuple(sorted(frozen.items())))
+
+
+def with_never(patterns: Sequence[str | Predicate],
+               never: Sequence[int]) -> list[str | Predicate]:
+    """``patterns`` with ``never`` (ids that match nothing, e.g. ``(vocab.unk_id,)``)
+    bound into each registered one that takes it (``matching``); the others as given.
+    An empty ``never`` gives the patterns unchanged."""
+    if not len(never):
+        return list(patterns)
+    return [bind_pattern(p, never=tuple(int(i) for i in never))
+            if isinstance(p, str) and "never" in
+            inspect.signature(get_pattern(p)).parameters else p for p in patterns]
 
 
 @register_pattern("same_span")
@@ -181,10 +242,11 @@ INJECTIONS = ("masked", "fixed")  # eq. (3): mask added to QK^T; eq. (2): fixed 
 
 @dataclass(frozen=True)
 class Injection:
-    """One head of one layer carries ``pattern``, ``how`` = "masked" or "fixed"."""
+    """One head of one layer carries ``pattern`` (a name, or a predicate such as a
+    :class:`BoundPattern`), ``how`` = "masked" or "fixed"."""
 
     head: int
-    pattern: str
+    pattern: str | Predicate
     how: str = "masked"
 
     def __post_init__(self) -> None:

@@ -7,6 +7,8 @@ from .batching import Batch, BucketBatches, make_loader, pad_sequences
 from .dataset import TextDataset
 from .fetch import DownloadError, data_dir, download
 from .embedded import gensim_datapath
+from .pair_batching import PairBatch, PairBatches, make_pair_loader
+from .pair_dataset import PairDataset
 from .registry import (available_datasets, available_documents, load_corpus,
                        load_dataset, load_documents)
 from .split import stratified_split
@@ -18,6 +20,9 @@ __all__ = [
     "Batch",
     "BucketBatches",
     "DownloadError",
+    "PairBatch",
+    "PairBatches",
+    "PairDataset",
     "Splits",
     "TextDataset",
     "Vocab",
@@ -33,6 +38,7 @@ __all__ = [
     "load_splits",
     "load_table",
     "make_loader",
+    "make_pair_loader",
     "pad_sequences",
     "stratified_split",
     "tokenize",

@@ -96,9 +96,7 @@ class BucketBatches:
             idx = [
                 i
                 for start in range(0, len(idx), chunk)
-                for i in sorted(
-                    idx[start : start + chunk], key=lambda i: len(self.ids[i])
-                )
+                for i in sorted(idx[start : start + chunk], key=self._length)
             ]
         batches = [
             idx[i : i + self.batch_size] for i in range(0, len(idx), self.batch_size)
@@ -107,14 +105,28 @@ class BucketBatches:
             rng.shuffle(batches)
         return batches
 
+    def _length(self, i: int) -> int:
+        """What bucketing sorts example ``i`` by."""
+        return len(self.ids[i])
+
+    def _batch(self, rows: list[int]) -> Batch:
+        """The padded batch of the examples ``rows``."""
+        tokens, mask = pad_sequences([self.ids[i] for i in rows], self.pad_id)
+        labels = torch.tensor([self.labels[i] for i in rows], dtype=torch.long)
+        return Batch(tokens, mask, labels, torch.tensor(rows, dtype=torch.long))
+
     def __iter__(self) -> Iterator[Batch]:
         for rows in self._order():
-            tokens, mask = pad_sequences([self.ids[i] for i in rows], self.pad_id)
-            labels = torch.tensor([self.labels[i] for i in rows], dtype=torch.long)
-            yield Batch(tokens, mask, labels, torch.tensor(rows, dtype=torch.long))
+            yield self._batch(rows)
 
     def __len__(self) -> int:
         return -(-len(self.ids) // self.batch_size)
+
+
+def encode_texts(texts: Sequence[str], vocab: Vocab, add_cls: bool = False,
+                 max_len: int | None = None) -> list[list[int]]:
+    """``vocab.encode(text)`` of every text, cut to ``max_len`` ids."""
+    return [vocab.encode(t, add_cls=add_cls)[:max_len] for t in texts]
 
 
 def make_loader(
@@ -128,7 +140,7 @@ def make_loader(
 ) -> BucketBatches:
     """Encode a dataset with ``vocab`` and batch it (``max_len`` truncates long
     texts)."""
-    ids = [vocab.encode(t, add_cls=add_cls)[:max_len] for t in dataset.texts]
+    ids = encode_texts(dataset.texts, vocab, add_cls, max_len)
     return BucketBatches(
         ids, dataset.labels, batch_size, shuffle, seed, pad_id=vocab.pad_id
     )

@@ -16,8 +16,10 @@ from typing import Callable
 
 import numpy as np
 
+from .batching import encode_texts
 from .dataset import TextDataset
 from .fetch import data_dir
+from .pair_dataset import PairDataset
 from .vocab import Vocab
 
 
@@ -28,10 +30,13 @@ def cache_dir() -> Path:
     return path
 
 
-def fingerprint(dataset: TextDataset) -> str:
-    """SHA-256 of every (label, text) pair in order: the dataset's identity."""
+def fingerprint(dataset: TextDataset | PairDataset) -> str:
+    """SHA-256 of every (label, text) pair in order: the dataset's identity (a sentence
+    pair's text is its two sentences joined by a tab)."""
+    texts = (dataset.texts if isinstance(dataset, TextDataset) else
+             (f"{a}\t{b}" for a, b in zip(dataset.first, dataset.second)))
     digest = hashlib.sha256()
-    for text, label in zip(dataset.texts, dataset.labels):
+    for text, label in zip(texts, dataset.labels):
         digest.update(f"{label}\t{text}\n".encode())
     return digest.hexdigest()
 
@@ -88,7 +93,7 @@ def cached_ids(dataset: TextDataset, vocab: Vocab, max_len: int | None = None,
         with np.load(path, allow_pickle=False) as stored:
             flat, offsets = stored["flat"], stored["offsets"]
         return [flat[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
-    ids = [vocab.encode(t, add_cls=add_cls)[:max_len] for t in dataset.texts]
+    ids = encode_texts(dataset.texts, vocab, add_cls, max_len)
     offsets = np.cumsum([0] + [len(x) for x in ids], dtype=np.int64)
     flat = np.fromiter((i for x in ids for i in x), dtype=np.int32, count=offsets[-1])
     tmp = _tmp(path).with_suffix(".npz")

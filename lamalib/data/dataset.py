@@ -55,6 +55,11 @@ class TextDataset:
         """Every text tokenized with :func:`tokenize`."""
         return [tokenize(t) for t in self.texts]
 
+    def sentences(self) -> "TextDataset":
+        """Every text: the dataset itself (a ``PairDataset`` gives both sides'
+        sentences), e.g. to build the vocabulary or train word vectors."""
+        return self
+
     def subset(self, indices: list[int], split: str | None = None) -> "TextDataset":
         """The examples at ``indices`` (extras follow them)."""
         return TextDataset(

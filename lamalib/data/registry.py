@@ -10,15 +10,19 @@ from typing import Callable
 from .cnn_dailymail import cnn_dailymail
 from .dataset import TextDataset
 from .embedded import lee_corpus, movie_reviews, newsgroups
+from .pair_dataset import PairDataset
 from .remote import SENTENCE_SETS, imdb, sentence_set
+from .snli import snli
 from .tab_corpora import MTL16_DOMAINS, mtl16, r8
 from .synthetic import synthetic_sentiment
+from .synthetic_nli import synthetic_nli
 from .wiki727k import wiki50, wiki727k
 from .wikisection import DATASETS as WIKISECTION_SETS
 from .wikisection import wikisection
 
 # name -> (loader(split, **kw), where it comes from). Embedded ones work offline.
-DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
+# Sentence-pair tasks (snli, synthetic_nli) give a PairDataset.
+DATASETS: dict[str, tuple[Callable[..., TextDataset | PairDataset], str]] = {
     "movie_reviews": (movie_reviews, "embedded: gensim test data, 200 sentences"),
     "newsgroups": (newsgroups, "embedded: gensim test data, 200 posts, 2 groups"),
     "synthetic_sentiment": (
@@ -26,7 +30,15 @@ DATASETS: dict[str, tuple[Callable[..., TextDataset], str]] = {
         "embedded: generated; grammar='keyword' (one planted keyword, maybe "
         "negated) or 'order' (two opinion words, a negator or 'but' decides)",
     ),
+    "synthetic_nli": (
+        synthetic_nli,
+        "embedded: generated sentence pairs, SNLI's 3 labels; the hypothesis drops, "
+        "flips (antonym) or adds an adjective of the premise",
+    ),
     "imdb": (imdb, "download: Hugging Face datasets (or a local copy), 50k reviews"),
+    "snli": (snli, "download: SNLI sentence pairs (Bowman et al. 2015), 570k, 3 "
+                   "labels; Hugging Face datasets or the official zip (or a local "
+                   "copy)"),
     "r8": (r8, "download: Reuters-21578 R8, 7,674 news stories, 8 topics"),
     **{
         f"mtl16_{domain.lower()}": (
@@ -67,9 +79,10 @@ def available_datasets() -> list[str]:
     return sorted(DATASETS)
 
 
-def load_dataset(name: str, split: str = "train", **kwargs) -> TextDataset:
+def load_dataset(name: str, split: str = "train",
+                 **kwargs) -> TextDataset | PairDataset:
     """A labelled dataset by name, e.g. ``load_dataset("movie_reviews",
-    split="valid")``.
+    split="valid")``; a sentence-pair task (``"snli"``) gives a :class:`PairDataset`.
 
     Raises:
         KeyError: for an unknown name; the message lists the available ones.

@@ -8,9 +8,11 @@ import codecs
 import gzip
 import lzma
 from pathlib import Path
+from typing import BinaryIO
 
 # Compressed files are read transparently, by their last suffix.
 DECOMPRESS = {".gz": gzip.decompress, ".xz": lzma.decompress, ".bz2": bz2.decompress}
+OPEN = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -27,6 +29,13 @@ def read_bytes(path: str | Path) -> bytes:
             f"{path}: cannot decompress it as {path.suffix} ({err}); "
             "is the file complete, and is the suffix right?"
         ) from err
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading bytes, line by line if need be, decompressed on the
+    fly if it ends in .gz, .xz or .bz2 (for files too large to read at once)."""
+    path = Path(path)
+    return OPEN.get(path.suffix.lower(), open)(path, "rb")
 
 
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:

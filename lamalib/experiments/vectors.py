@@ -31,7 +31,7 @@ def corpus_sentences(name: str) -> list[list[str]]:
     try:
         return load_corpus(name)
     except KeyError:
-        return [tokenize(t) for t in load_dataset(name, "train").texts]
+        return [tokenize(t) for t in load_dataset(name, "train").sentences().texts]
 
 
 def _identity(sentences: list[list[str]]) -> dict:

@@ -11,9 +11,11 @@ from lamalib.models import (available_models, build_model, describe_models,
 def test_models_are_listed_by_kind():
     classifiers = available_models("classifier")
     seq2seq = available_models("seq2seq")
+    pairs = available_models("pair")
     assert {"avg", "bigru_max", "san", "self_attention", "te"} <= set(classifiers)
     assert {"rnn_seq2seq", "transformer_seq2seq"} <= set(seq2seq)
-    assert sorted(classifiers + seq2seq) == available_models()
+    assert pairs == ["pair"]  # forward(tokens1, mask1, tokens2, mask2)
+    assert sorted(classifiers + seq2seq + pairs) == available_models()
     assert model_kind("te") == "classifier" and model_kind("rnn_seq2seq") == "seq2seq"
     with pytest.raises(ValueError, match="kind must be one of"):
         available_models("regressor")

@@ -21,7 +21,11 @@ class AvgClassifier(nn.Module):
         pretrained: optional ``(V, E)`` matrix to start the embeddings from.
         freeze_embeddings: keep the (pretrained) embeddings fixed while training.
         dropout: on the averaged vector.
+
+    ``represent`` gives the averaged vector ``(B, E)`` that ``out`` reads.
     """
+
+    head = "out"  # r -> logits; a pair classifier keeps only represent()
 
     def __init__(
         self,
@@ -37,9 +41,12 @@ class AvgClassifier(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(embed_dim, num_classes)
 
+    def represent(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The sentence vector r: the mean of the word vectors, ``(B, E)``."""
+        return masked_mean(self.embed(tokens), mask)  # (B, E): pads do not count
+
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = self.embed(tokens)  # (B, T, E)
-        sentence = masked_mean(x, mask)  # (B, E): pads do not count
+        sentence = self.represent(tokens, mask)  # (B, E)
         return self.out(self.dropout(sentence))  # (B, C)
 
     @torch.no_grad()

@@ -24,8 +24,11 @@ class BiGRUMaxClassifier(nn.Module):
         freeze_embeddings: keep the (pretrained) embeddings fixed while training.
         dropout: on the embeddings and on the pooled vector.
 
-    ``forward(tokens (B, T), mask (B, T)) -> logits (B, C)``.
+    ``forward(tokens (B, T), mask (B, T)) -> logits (B, C)``; ``represent`` gives the
+    pooled sentence vector ``(B, 2D)`` that ``out`` reads.
     """
+
+    head = "out"  # r -> logits; a pair classifier keeps only represent()
 
     def __init__(self, vocab_size: int, num_classes: int, embed_dim: int = 100,
                  hidden_size: int = 64, pretrained: torch.Tensor | None = None,
@@ -38,9 +41,13 @@ class BiGRUMaxClassifier(nn.Module):
         self.encoder = BiGRU(embed_dim, hidden_size)
         self.out = nn.Linear(self.encoder.output_size, num_classes)
 
-    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def represent(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The sentence vector r: the max-pool of the BiGRU states, ``(B, 2D)``."""
         x = self.dropout(self.embed(tokens))  # (B, T, E)
         states = self.encoder(x, mask)  # (B, T, 2D)
         # eq. (11): each feature keeps its strongest token, wherever it stands.
-        sentence = masked_max(states, mask)  # (B, 2D)
+        return masked_max(states, mask)  # (B, 2D)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        sentence = self.represent(tokens, mask)  # (B, 2D)
         return self.out(self.dropout(sentence))  # (B, C)

@@ -78,6 +78,7 @@ class MSTransformerClassifier(nn.Module):
     """
 
     options_from = MSTransformerConfig
+    head = "classifier"  # r -> logits; a pair classifier keeps only represent()
 
     def __init__(self, vocab_size: int, num_classes: int,
                  pretrained: torch.Tensor | None = None,
@@ -112,9 +113,14 @@ class MSTransformerClassifier(nn.Module):
             h = layer(h, mask, need_weights)  # (B, 1 + T, D), eq. (5)
         return h, mask
 
-    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def represent(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The sentence vector r: the ``[CLS]`` state and a max-pool, ``(B, 2 D)``
+        (also r1, r2 of the pair classifier, ``lamalib.models.pair``)."""
         h, full_mask = self.encode(tokens, mask)  # (B, 1 + T, D)
-        sentence = torch.cat([h[:, 0], masked_max(h, full_mask)], -1)  # (B, 2 D)
+        return torch.cat([h[:, 0], masked_max(h, full_mask)], -1)  # (B, 2 D)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        sentence = self.represent(tokens, mask)  # (B, 2 D)
         return self.classifier(self.dropout(sentence))  # (B, C)
 
     def attention_weights(self) -> list[torch.Tensor | None]:

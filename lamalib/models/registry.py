@@ -20,7 +20,8 @@ MODELS: dict[str, Callable[..., torch.nn.Module]] = {}
 KINDS: dict[str, str] = {}
 # classifier: forward(tokens (B, T), mask (B, T)) -> logits (B, C).
 # seq2seq: forward(src, src_mask, tgt_in) -> (logits (B, T, V), weights (B, T, S)).
-MODEL_KINDS = ("classifier", "seq2seq")
+# pair: forward(tokens1 (B, T1), mask1, tokens2 (B, T2), mask2) -> logits (B, C).
+MODEL_KINDS = ("classifier", "seq2seq", "pair")
 REQUIRED = "required"  # the default shown for an option without one
 
 
@@ -57,7 +58,7 @@ def _known(name: str) -> type:
 
 def available_models(kind: str | None = None) -> list[str]:
     """Names that :func:`build_model` accepts, all or only those of one ``kind``
-    (``"classifier"`` or ``"seq2seq"``)."""
+    (``"classifier"``, ``"seq2seq"`` or ``"pair"``)."""
     _import_all()
     if kind is not None and kind not in MODEL_KINDS:
         raise ValueError(f"kind must be one of {MODEL_KINDS} or None, got {kind!r}")
@@ -65,7 +66,7 @@ def available_models(kind: str | None = None) -> list[str]:
 
 
 def model_kind(name: str) -> str:
-    """``"classifier"`` or ``"seq2seq"``."""
+    """``"classifier"``, ``"seq2seq"`` or ``"pair"``."""
     _known(name)
     return KINDS[name]
 

@@ -29,8 +29,11 @@ class SANClassifier(nn.Module):
 
     ``forward(tokens (B, T), mask (B, T)) -> logits (B, C)``; ``regularization()``
     returns ``penalty * P`` of the last forward, which ``lamalib.train.fit`` adds to
-    the loss; ``last_weights`` holds ``A (B, r, T)``.
+    the loss; ``last_weights`` holds ``A (B, r, T)``. ``represent`` gives the flat
+    sentence matrix ``(B, r 2D)`` that ``mlp`` reads.
     """
+
+    head = "mlp"  # r -> logits; a pair classifier keeps only represent()
 
     def __init__(self, vocab_size: int, num_classes: int, embed_dim: int = 100,
                  hidden_size: int = 64, d_a: int = 64, hops: int = 4,
@@ -55,11 +58,16 @@ class SANClassifier(nn.Module):
         """``A (B, r, T)`` of the last forward, detached (for plots)."""
         return self.attention.last_weights
 
-    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def represent(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The sentence vector r: the flat sentence matrix ``M``, ``(B, r 2D)``; keeps
+        ``A`` for :meth:`regularization`."""
         x = self.dropout(self.embed(tokens))  # (B, T, E)
         states = self.encoder(x, mask)  # (B, T, 2D)
         sentence, self._weights = self.attention(states, mask)  # (B, r, 2D), (B, r, T)
-        flat = sentence.flatten(1)  # (B, r * 2D): every hop keeps its own slot
+        return sentence.flatten(1)  # (B, r * 2D): every hop keeps its own slot
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        flat = self.represent(tokens, mask)  # (B, r * 2D)
         return self.mlp(self.dropout(flat))  # (B, C)
 
     def regularization(self) -> torch.Tensor:

@@ -46,6 +46,7 @@ class TEClassifier(nn.Module):
     """
 
     options_from = TEConfig  # build_model lists and checks these options
+    head = "out"  # r -> logits; a pair classifier keeps only represent()
 
     def __init__(self, vocab_size: int, num_classes: int,
                  pretrained: torch.Tensor | None = None,
@@ -57,9 +58,13 @@ class TEClassifier(nn.Module):
         self.dropout = nn.Dropout(cfg.dropout)
         self.out = nn.Linear(cfg.d_model, num_classes)
 
-    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def represent(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The sentence vector r: the mean of the encoder's states, ``(B, D)``."""
         h = self.body(tokens, mask)  # (B, T, D)
-        sentence = masked_mean(h, mask)  # (B, D): pads do not count
+        return masked_mean(h, mask)  # (B, D): pads do not count
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        sentence = self.represent(tokens, mask)  # (B, D)
         return self.out(self.dropout(sentence))  # (B, C)
 
     def keep_weights(self, flag: bool = True) -> None:

@@ -40,9 +40,29 @@ def classification_step(
     ``functools.partial(classification_step, label_smoothing=0.1)``.
     """
     logits = model(batch.tokens, batch.mask)  # (B, C)
+    return scored(model, logits, batch.labels, label_smoothing)
+
+
+def pair_classification_step(
+    model: torch.nn.Module, batch, label_smoothing: float = 0.0
+) -> StepOutput:
+    """Cross-entropy of ``model(tokens1, mask1, tokens2, mask2)`` against
+    ``batch.labels``: the step of a sentence-pair classifier and its
+    :class:`~lamalib.data.PairBatch` es (chapter "Multi-scale self-attention").
+
+    Regularization and ``label_smoothing`` as in :func:`classification_step`.
+    """
+    logits = model(batch.tokens1, batch.mask1, batch.tokens2, batch.mask2)  # (B, C)
+    return scored(model, logits, batch.labels, label_smoothing)
+
+
+def scored(model: torch.nn.Module, logits: torch.Tensor, labels: torch.Tensor,
+           label_smoothing: float = 0.0) -> StepOutput:
+    """Cross-entropy (plus ``model.regularization()`` if it has one) and the number of
+    right answers of ``logits (B, C)`` against ``labels (B,)``."""
     eps = smoothing(model, label_smoothing)
-    loss = F.cross_entropy(logits.float(), batch.labels, label_smoothing=eps)
+    loss = F.cross_entropy(logits.float(), labels, label_smoothing=eps)
     if hasattr(model, "regularization"):
         loss = loss + model.regularization()
-    correct = int((logits.argmax(-1) == batch.labels).sum())
-    return StepOutput(loss, correct, len(batch.labels))
+    correct = int((logits.argmax(-1) == labels).sum())
+    return StepOutput(loss, correct, len(labels))

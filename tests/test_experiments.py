@@ -198,3 +198,57 @@ def test_run_can_start_from_a_papers_recipe(tmp_path, files):
             train_cfg["epochs"]) == ("sgd", 0.05, 0.9, 1)
     assert r["config"]["embeddings"] == "word2vec"
     assert "--recipe lama" in r["command"]
+
+
+def test_on_sentence_pairs_the_classifier_is_the_pair_classifiers_encoder(
+        tmp_path, capsys):
+    main(["run", "--model", "avg", "--dataset", "synthetic_nli", "--set", "epochs=4",
+          "--set", "embed_dim=16", "--set", "lr=0.003", "--results",
+          str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
+    assert "avg in the pair classifier on synthetic_nli" in capsys.readouterr().out
+    [path] = (tmp_path / "r").glob("*.json")
+    assert path.name == "run__avg__synthetic_nli__s0.json"
+    r = json.loads(path.read_text())
+    assert r["model"] == "avg" and r["model_config"]["embed_dim"] == 16
+    assert r["pair_classifier"] == {"hidden": 300, "dropout": 0.1}
+    identity = r["dataset_identity"]
+    assert identity["sizes"] == {"train": 2000, "valid": 500, "test": 500}
+    assert identity["label_names"] == ["entailment", "neutral", "contradiction"]
+    # 16-d word vectors, the MLP on 4 x 16 features, 3 classes
+    assert r["params"] == r["vocab_size"] * 16 + (64 + 1) * 300 + (300 + 1) * 3
+    assert r["metrics"]["test_accuracy"] > 0.6  # three balanced labels: chance 1/3
+
+
+def test_reproduce_offline_says_snli_was_not_run(tmp_path, capsys, monkeypatch):
+    import shutil
+    import sys
+    import urllib.error
+
+    from lamalib.data import fetch
+    from lamalib.experiments import PAPERS
+    from lamalib.experiments.results import RESULTS_DIR
+
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("Temporary failure in name resolution")
+
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", offline)
+    monkeypatch.setitem(sys.modules, "datasets", None)  # not installed
+    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path / "data"))  # no copy there
+    assert "snli" in PAPERS["msa"].datasets
+    main(["reproduce", "msa", "--datasets", "snli", "--models", "te",
+          "ms_transformer", "--results", str(tmp_path / "r"), "--checkpoints",
+          str(tmp_path / "c")])
+    lines = [x for x in capsys.readouterr().out.splitlines() if "not run" in x]
+    assert len(lines) == 1 and lines[0].startswith("snli: not run. Could not download")
+    assert "snli_1.0.zip" in lines[0] and "synthetic_nli" in lines[0]
+    assert not list((tmp_path / "r").glob("*.json"))
+    shutil.copy(RESULTS_DIR / "published.json", tmp_path / "r" / "published.json")
+    row = results_table(tmp_path / "r", "msa", grid=[("ms_transformer", "snli")])
+    assert (row.iloc[0].ours, row.iloc[0].paper) == ("not run", "85.9")
+    assert "Table 5" in row.iloc[0].paper_source
+
+
+def test_the_pair_model_is_named_through_its_encoder():
+    with pytest.raises(SystemExit, match=r"unknown model 'pair'.*--model "
+                                         r"ms_transformer --dataset snli"):
+        main(["run", "--model", "pair", "--dataset", "snli"])

@@ -1,5 +1,10 @@
 """Run one experiment: data, vocabulary, optional word2vec start, model, ``fit``,
-test, results file with provenance (chapter "Reproductions")."""
+test, results file with provenance (chapter "Reproductions").
+
+On a sentence-pair dataset (SNLI) the run's classifier is the shared sentence encoder
+of the pair classifier (``lamalib.models.pair``), so ``--model ms_transformer
+--dataset snli`` is the Multi-Scale Transformer's cell of its paper's SNLI table.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +19,15 @@ from pathlib import Path
 
 import torch
 
-from ..data import Vocab, load_dataset, load_splits, stratified_split
+from ..data import (PairBatches, PairDataset, Vocab, load_dataset, load_splits,
+                    stratified_split)
 from ..data.batching import BucketBatches
 from ..data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
                           vocab_digest)
 from ..models import build_model, model_options
 from ..runtime import get_device, profile, seed_everything
-from ..train import distributed, evaluate, fit
+from ..train import (classification_step, distributed, evaluate, fit,
+                     pair_classification_step)
 from ..provenance import command_line, git_commit, hardware, lamalib_version
 from .results import RESULTS_DIR, is_complete, run_lock, write_json_atomic
 from .spec import RunSpec
@@ -56,12 +63,36 @@ def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
 
 def split_loaders(spec: RunSpec, vocab, train, valid, test) -> list[BucketBatches]:
     """Length-bucketed batches of the three splits, numericalised through the cache;
-    only the training split is shuffled (with the run's seed)."""
-    return [BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, b, shuffle=s,
-                          seed=spec.seed, pad_id=vocab.pad_id)
-            for d, b, s in ((train, spec.batch_size, True),
-                            (valid, spec.eval_batch_size, False),
-                            (test, spec.eval_batch_size, False))]
+    only the training split is shuffled (with the run's seed). Sentence pairs give
+    :class:`~lamalib.data.PairBatches`."""
+    def batches(d, size: int, shuffle: bool) -> BucketBatches:
+        if isinstance(d, PairDataset):
+            first, second = (cached_ids(s, vocab, spec.max_len) for s in d.sides())
+            return PairBatches(first, second, d.labels, size, shuffle=shuffle,
+                               seed=spec.seed, pad_id=vocab.pad_id)
+        return BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, size,
+                             shuffle=shuffle, seed=spec.seed, pad_id=vocab.pad_id)
+
+    return [batches(train, spec.batch_size, True),
+            batches(valid, spec.eval_batch_size, False),
+            batches(test, spec.eval_batch_size, False)]
+
+
+def build_run_model(spec: RunSpec, train, vocab_size: int, options: dict):
+    """The run's classifier; on a sentence-pair dataset, the pair classifier with it as
+    the shared sentence encoder (``options`` are the encoder's)."""
+    num_classes = len(train.label_names)
+    if isinstance(train, PairDataset):
+        return build_model("pair", vocab_size=vocab_size, num_classes=num_classes,
+                           encoder=spec.model, encoder_options=options)
+    return build_model(spec.model, vocab_size=vocab_size, num_classes=num_classes,
+                       **options)
+
+
+def pair_head_options() -> dict:
+    """The pair classifier's own options (its MLP) as a pair run builds it."""
+    return {k: v for k, v in model_options("pair").items()
+            if k not in ("vocab_size", "num_classes", "encoder", "encoder_options")}
 
 
 def config_record(spec: RunSpec, config) -> dict:
@@ -73,15 +104,17 @@ def config_record(spec: RunSpec, config) -> dict:
 
 
 def model_vocab(spec: RunSpec, train):
-    """Our Vocab of the training split, or the WordPiece ids a pretrained BERT reads
-    (``lamalib.models.bert.bert_vocab``; fails fast offline)."""
+    """Our Vocab of the training split (both sentences of each pair), or the WordPiece
+    ids a pretrained BERT reads (``lamalib.models.bert.bert_vocab``; fails fast
+    offline)."""
     if spec.model == "bert":
         from ..models.bert import DEFAULT_NAME, bert_vocab
 
         name = spec.model_options.get("pretrained_name", DEFAULT_NAME)
         if name is not None:
-            return bert_vocab(train.texts, name, max_length=spec.max_len or 512)
-    return cached_vocab(train, min_freq=spec.min_freq)
+            return bert_vocab(train.sentences().texts, name,
+                              max_length=spec.max_len or 512)
+    return cached_vocab(train.sentences(), min_freq=spec.min_freq)
 
 
 def resolved_model_options(spec: RunSpec) -> dict:
@@ -172,22 +205,26 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
             width = _width_option(spec.model)
             dim = options.get(width, model_options(spec.model)[width])
             if spec.embeddings == "word2vec":
-                options["pretrained"] = word2vec_vectors(spec, train, vocab, dim)
+                options["pretrained"] = word2vec_vectors(spec, train.sentences(),
+                                                         vocab, dim)
             else:  # a vectors file (GloVe, or word2vec saved by `vectors --save`)
                 options["pretrained"], vectors_info = file_vectors(spec, vocab, dim)
         seed_everything(spec.seed)  # the weights' draw depends on the seed alone
-        model = build_model(spec.model, vocab_size=len(vocab),
-                            num_classes=len(train.label_names), **options)
+        model = build_run_model(spec, train, len(vocab), options)
+        pairs = isinstance(train, PairDataset)
+        step = pair_classification_step if pairs else classification_step
         loaders = split_loaders(spec, vocab, train, valid, test)
         run_dir = Path(checkpoints) / spec.experiment / out.stem
         config = spec.train_config(checkpoint_dir=run_dir)
         if main:
-            print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}): "
+            print(f"{spec.model}{' in the pair classifier' if pairs else ''} on "
+                  f"{spec.dataset_label()} (seed {spec.seed}): "
                   f"{len(train)}/{len(valid)}/{len(test)} examples, vocab "
                   f"{len(vocab)}", flush=True)
-        history = fit(model, loaders[0], loaders[1], config, callbacks=[_print_epoch])
+        history = fit(model, loaders[0], loaders[1], config, step,
+                      callbacks=[_print_epoch])
         device = next(model.parameters()).device
-        scores = evaluate(model, loaders[2])
+        scores = evaluate(model, loaders[2], step)
         result = {
             "experiment": spec.experiment, "model": spec.model,
             "dataset": spec.dataset_label(), "profile": profile(),
@@ -199,6 +236,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
                         "best_epoch": history.best_epoch},
             "history": history.records,
             "model_config": resolved_model_options(spec),
+            **({"pair_classifier": pair_head_options()} if pairs else {}),
             **({"embeddings_file": vectors_info} if vectors_info else {}),
             "params": sum(p.numel() for p in model.parameters()),
             "hardware": {**hardware(), "processes": distributed.world_size()},

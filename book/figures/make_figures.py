@@ -1098,6 +1098,53 @@ def multiscale_bands() -> Svg:
     return s
 
 
+def pair_classifier() -> Svg:
+    """Chapter 9's section "Sentence pairs: SNLI" and ``PairClassifier``: one shared
+    encoder gives r1 and r2, a two-layer MLP reads [r1, r2, |r1 - r2|, r1 - r2]
+    (Bowman et al. 2016, as Guo et al. use it for SNLI)."""
+    s = Svg("pair_classifier", 780, 470,
+            "The sentence-pair classifier: one shared encoder, four features, an MLP",
+            "A premise, the old farmer sees the dog, and a hypothesis, the young "
+            "farmer sees the dog, each go through the same sentence encoder (one set "
+            "of weights, e.g. the Multi-Scale Transformer with its CLS state and "
+            "max-pool). The encoder gives one vector per sentence, r1 and r2, each "
+            "(B, R). They are concatenated with their absolute difference and their "
+            "difference into [r1, r2, |r1 - r2|, r1 - r2], of shape (B, 4R), which a "
+            "two-layer MLP (linear, ReLU, linear) maps to the logits (B, C) of "
+            "entailment, neutral and contradiction.")
+    left, right, mid = 200, 580, 390
+    for cx, name, words, r in ((left, "premise", "the old farmer sees the dog", "1"),
+                               (right, "hypothesis", "the young farmer sees the dog",
+                                "2")):
+        s.box(cx, 428, 260, 48, name, "input", sub=words)
+        s.arrow((cx, 403), (cx, 362))
+        s.box(cx, 334, 220, 52, "sentence encoder", "state", sub="represent(tokens, "
+              "mask)")
+        s.arrow((cx, 307), (cx, 272))
+        s.box(cx, 252, 96, 36, f"$r_{r}$  (B, R)", "state")
+    s.path(f"M{left + 112} 334 H{right - 112}", color=KINDS["state"][1], width=1.6,
+           arrow=False, dash=True)
+    s.text(mid, 326, "the same", size=SMALL, color=KINDS["state"][1])
+    s.text(mid, 352, "weights", size=SMALL, color=KINDS["state"][1])
+    labels = ["$r_1$", "$r_2$", "|$r_1$ \u2212 $r_2$|", "$r_1$ \u2212 $r_2$"]
+    widths = [70, 70, 110, 100]
+    x = mid - (sum(widths) + 3 * 6) / 2
+    s.path(f"M{left} 233 V204 H{right} V233", arrow=False)  # r1 and r2 reach all four
+    for label, w in zip(labels, widths):
+        s.box(x + w / 2, 168, w, 34, label, "op", rx=3)
+        s.dot(x + w / 2, 204, r=2.6)
+        s.arrow((x + w / 2, 204), (x + w / 2, 187))
+        x += w + 6
+    s.text(mid, 226, "concatenate: (B, 4R)", size=SMALL, color=MUTED)
+    s.arrow((mid, 150), (mid, 124))
+    s.box(mid, 98, 300, 48, "two-layer MLP", "op",
+          sub="Linear(4R, hidden), ReLU, Linear(hidden, C)")
+    s.arrow((mid, 73), (mid, 52))
+    s.box(mid, 32, 380, 36, "logits (B, C): entailment, neutral, contradiction",
+          "out", size=13)
+    return s
+
+
 # ------------------------------------------------------------------ chapter 7: LAMA
 def lama() -> Svg:
     """Eqs. (7), (11), (13) and (15) of chapter 7 and ``LowRankMultiHeadAttention``:
@@ -1271,6 +1318,7 @@ FIGURES = {  # file name (without .svg): drawing function, in the book's order
     "lama": lama,
     "roadmap": roadmap,
     "multiscale_bands": multiscale_bands,
+    "pair_classifier": pair_classifier,
     "patterns_pipeline": patterns_pipeline,
 }
 

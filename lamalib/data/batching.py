@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Iterator, Sequence
 
 import torch
@@ -33,6 +33,18 @@ def pad_sequences(
         tokens[b, : len(s)] = torch.as_tensor(list(s), dtype=torch.long)
         mask[b, : len(s)] = True
     return tokens, mask
+
+
+class TensorFields:
+    """For a dataclass whose fields are all tensors, the first one ``(B, ...)``:
+    ``to(device)`` moves each one, ``len`` is B (the batches of pairs and of
+    translations)."""
+
+    def to(self, device: torch.device | str):
+        return type(self)(*(getattr(self, f.name).to(device) for f in fields(self)))
+
+    def __len__(self) -> int:
+        return getattr(self, fields(self)[0].name).shape[0]
 
 
 @dataclass

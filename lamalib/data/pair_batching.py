@@ -3,18 +3,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Sequence
 
 import torch
 
-from .batching import BucketBatches, encode_texts, pad_sequences
+from .batching import BucketBatches, TensorFields, encode_texts, pad_sequences
 from .pair_dataset import PairDataset
 from .vocab import Vocab
 
 
 @dataclass
-class PairBatch:
+class PairBatch(TensorFields):
     """One padded batch of pairs: ``tokens1 (B, T1)``, ``mask1 (B, T1)`` of the first
     sentences, ``tokens2 (B, T2)``, ``mask2 (B, T2)`` of the second, ``labels (B,)``
     and the dataset ``index (B,)`` of each pair."""
@@ -25,12 +25,6 @@ class PairBatch:
     mask2: torch.Tensor
     labels: torch.Tensor
     index: torch.Tensor
-
-    def to(self, device: torch.device | str) -> "PairBatch":
-        return PairBatch(*(getattr(self, f.name).to(device) for f in fields(self)))
-
-    def __len__(self) -> int:
-        return self.tokens1.shape[0]
 
 
 class PairBatches(BucketBatches):

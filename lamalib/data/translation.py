@@ -18,10 +18,12 @@ source has no BOS/EOS; the decoder reads ``tgt_in = [BOS] + tgt`` and predicts
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 import torch
+
+from .batching import TensorFields
 
 PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
 SPECIALS = ("<pad>", "<bos>", "<eos>")
@@ -40,7 +42,7 @@ def _align(kind: str, length: int) -> list[int]:
 
 
 @dataclass
-class Seq2SeqBatch:
+class Seq2SeqBatch(TensorFields):
     """One padded batch of a sequence-to-sequence task.
 
     Fields (all tensors): ``src (B, S)`` long, ``src_mask (B, S)`` bool,
@@ -56,12 +58,6 @@ class Seq2SeqBatch:
     tgt_out: torch.Tensor
     tgt_mask: torch.Tensor
     alignment: torch.Tensor
-
-    def to(self, device: torch.device | str) -> "Seq2SeqBatch":
-        return Seq2SeqBatch(*(getattr(self, f.name).to(device) for f in fields(self)))
-
-    def __len__(self) -> int:
-        return self.src.shape[0]
 
 
 def collate_seq2seq(

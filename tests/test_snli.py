@@ -22,7 +22,8 @@ ROWS = [("neutral", "A man plays a guitar.", "A man plays a song he wrote."),
         ("contradiction", "A dog runs on the beach.", "A cat sleeps indoors."),
         ("-", "Two kids smile.", "The kids are happy."),
         ("entailment", "A woman reads a book in a park.", "A woman is reading."),
-        ("entailment", "People wait for a bus.", "People are outside.")]
+        ("entailment", "People wait for a bus.", "People are outside."),
+        ("neutral", "A boy jumps.", " ")]  # an empty hypothesis: nothing to learn
 
 
 def _jsonl(rows) -> str:
@@ -50,7 +51,7 @@ def cache(tmp_path, monkeypatch):
 
 
 def _check(d: PairDataset, rows):
-    kept = [r for r in rows if r[0] != "-"]
+    kept = [r for r in rows if r[0] != "-" and r[2].strip()]
     assert d.label_names == ["entailment", "neutral", "contradiction"]
     assert d.first == [a for _, a, _ in kept] and d.second == [b for _, _, b in kept]
     assert d.labels == [d.label_names.index(g) for g, _, _ in kept]
@@ -89,6 +90,10 @@ def test_bad_files_get_errors_that_say_where(cache):
         load_dataset("snli", "train")
     (cache / "snli_1.0" / "snli_1.0_dev.jsonl").write_text("sentence1\tsentence2\n")
     with pytest.raises(ValueError, match=r"line 1: expected a JSON object"):
+        load_dataset("snli", "valid")
+    (cache / "snli_1.0" / "snli_1.0_dev.jsonl").write_text(_jsonl(ROWS[:2]) + json.dumps(
+        {"gold_label": "neutral", "sentence1": "a", "sentence2": None}) + "\n")
+    with pytest.raises(ValueError, match=r"dev.jsonl, line 3: expected a JSON object"):
         load_dataset("snli", "valid")
     (cache / "snli_1.0.zip").write_bytes(b"PK half a download")
     with pytest.raises(ValueError, match="not a readable zip"):

@@ -61,18 +61,18 @@ def read_snli_jsonl(lines: Iterable[bytes | str], where: str) -> Rows:
             continue
         try:
             row = json.loads(line)
-            gold, premise, hypothesis = (row["gold_label"], row["sentence1"],
-                                         row["sentence2"])
-        except (ValueError, KeyError, TypeError) as err:
+            gold = row["gold_label"]
+            premise, hypothesis = row["sentence1"].strip(), row["sentence2"].strip()
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
             raise ValueError(f"{where}, line {n}: expected a JSON object with "
                              f"gold_label, sentence1 and sentence2 ({err!r})") from err
-        if gold == NO_CONSENSUS or not premise.strip() or not hypothesis.strip():
+        if gold == NO_CONSENSUS or not premise or not hypothesis:
             continue
         if gold not in LABELS:
             raise ValueError(f"{where}, line {n}: gold_label {gold!r} is none of "
                              f"{LABELS} or {NO_CONSENSUS!r}")
-        first.append(premise.strip())
-        second.append(hypothesis.strip())
+        first.append(premise)
+        second.append(hypothesis)
         labels.append(LABELS.index(gold))
     return first, second, labels
 
@@ -129,7 +129,7 @@ def _from_hub(split: str) -> Rows | None:
 
 def _downloaded(split: str) -> Rows:
     try:
-        archive = download(URL, ZIP, SHA256, timeout=30.0)
+        archive = download(URL, ZIP, SHA256)
     except DownloadError as err:
         raise DownloadError(f"{err} {local_hint()}") from err
     return _from_zip(archive, FILES[split])

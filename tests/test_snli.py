@@ -91,8 +91,8 @@ def test_bad_files_get_errors_that_say_where(cache):
     (cache / "snli_1.0" / "snli_1.0_dev.jsonl").write_text("sentence1\tsentence2\n")
     with pytest.raises(ValueError, match=r"line 1: expected a JSON object"):
         load_dataset("snli", "valid")
-    (cache / "snli_1.0" / "snli_1.0_dev.jsonl").write_text(_jsonl(ROWS[:2]) + json.dumps(
-        {"gold_label": "neutral", "sentence1": "a", "sentence2": None}) + "\n")
+    null = json.dumps({"gold_label": "neutral", "sentence1": "a", "sentence2": None})
+    (cache / "snli_1.0" / "snli_1.0_dev.jsonl").write_text(_jsonl(ROWS[:2]) + null)
     with pytest.raises(ValueError, match=r"dev.jsonl, line 3: expected a JSON object"):
         load_dataset("snli", "valid")
     (cache / "snli_1.0.zip").write_bytes(b"PK half a download")

@@ -32,6 +32,19 @@ def test_peak_memory_counts_live_storages_once():
     assert counter.current == 0
 
 
+def test_views_and_in_place_ops_on_existing_tensors_allocate_nothing():
+    x = torch.zeros(1000)
+    w = torch.randn(10, 10, requires_grad=True)
+    (w * 2).sum().backward()  # w.grad exists from now on
+    with PeakMemory() as counter:
+        x.add_(1)  # in place
+        x.t()  # a view of x
+        (w * 2).sum().backward()  # the new gradient is added into w.grad in place
+    # only the temporaries: w * 2, its sum and the incoming gradients
+    assert counter.peak < _nbytes(x)
+    assert counter.peak <= 3 * _nbytes(w) + 8
+
+
 def test_attention_weights_path_stores_the_n_by_n_matrix_fused_path_does_not():
     torch.manual_seed(0)
     B, H, n, D = 2, 4, 128, 32

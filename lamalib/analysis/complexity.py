@@ -49,9 +49,11 @@ COMPLEXITY_TABLE = [
 class PeakMemory(TorchDispatchMode):
     """Count the bytes of tensor storages alive inside a ``with`` block; keep the peak.
 
-    Only storages created inside the block count (inputs and parameters do not). A
-    fused kernel's private scratch space is invisible to it: it counts what PyTorch
-    stores, which is what the complexity table is about.
+    Only storages created inside the block count (inputs and parameters do not, nor
+    does an op's output that lies on one of its inputs' storages: a view such as a
+    weight's transpose, or a gradient accumulated in place). A fused kernel's private
+    scratch space is invisible to it: it counts what PyTorch stores, which is what the
+    complexity table is about.
     """
 
     def __init__(self) -> None:
@@ -65,12 +67,15 @@ class PeakMemory(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
+        # An output on an input's storage (a view, an in-place op) is no new memory.
+        inputs = {t.untyped_storage()._cdata for t in tree_flatten((args, kwargs))[0]
+                  if isinstance(t, torch.Tensor)}
         for t in tree_flatten(out)[0]:
             if not isinstance(t, torch.Tensor):
                 continue
             storage = t.untyped_storage()
             key = storage._cdata  # views share a storage: count it once
-            if key in self._live:
+            if key in self._live or key in inputs:
                 continue
             self._live[key] = storage.nbytes()
             self.current += storage.nbytes()

@@ -9,6 +9,7 @@ from lamalib.analysis.timing import (
     hardware,
     median_seconds,
     save_benchmark,
+    steady_malloc,
 )
 
 
@@ -43,3 +44,11 @@ def test_compare_seconds_times_each_function_in_turns():
     )
     assert order == ["a", "b"] + ["a", "b"] * 3  # warmups, then alternating turns
     assert set(seconds) == {"a", "b"} and all(s >= 0 for s in seconds.values())
+
+
+def test_steady_malloc_returns_what_it_set_or_none():
+    settings = steady_malloc()
+    if settings is not None:  # glibc: the thresholds to record with the results
+        assert settings["M_MMAP_THRESHOLD"] == 32 << 20
+        assert settings["allocator"] == "glibc malloc"
+    assert torch.ones(10_000_000).sum() == 10_000_000  # memory still works

@@ -49,9 +49,11 @@ COMPLEXITY_TABLE = [
 class PeakMemory(TorchDispatchMode):
     """Count the bytes of tensor storages alive inside a ``with`` block; keep the peak.
 
-    Only storages created inside the block count (inputs and parameters do not). A
-    fused kernel's private scratch space is invisible to it: it counts what PyTorch
-    stores, which is what the complexity table is about.
+    Only storages created inside the block count (inputs and parameters do not, nor
+    does an op's output that lies on one of its inputs' storages: a view such as a
+    weight's transpose, or a gradient accumulated in place). A fused kernel's private
+    scratch space is invisible to it: it counts what PyTorch stores, which is what the
+    complexity table is about.
     """
 
     def __init__(self) -> None:
@@ -65,12 +67,15 @@ class PeakMemory(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
+        # An output on an input's storage (a view, an in-place op) is no new memory.
+        inputs = {t.untyped_storage()._cdata for t in tree_flatten((args, kwargs))[0]
+                  if isinstance(t, torch.Tensor)}
         for t in tree_flatten(out)[0]:
             if not isinstance(t, torch.Tensor):
                 continue
             storage = t.untyped_storage()
             key = storage._cdata  # views share a storage: count it once
-            if key in self._live:
+            if key in self._live or key in inputs:
                 continue
             self._live[key] = storage.nbytes()
             self.current += storage.nbytes()
@@ -92,6 +97,29 @@ def peak_memory_bytes(fn: Callable[[], object], device: torch.device) -> int:
     with PeakMemory() as counter:
         fn()
     return counter.peak
+
+
+def allocator_peak_bytes(fn: Callable[[], object], device: torch.device) -> int:
+    """Peak bytes that the allocator hands out while ``fn()`` runs, above what was
+    allocated before, a fused kernel's private scratch space included.
+
+    On CUDA this is :func:`peak_memory_bytes`. On the CPU, the PyTorch profiler
+    records every allocation and free (``profile_memory=True``); their running sum, in
+    order, peaks here. It sees everything the process allocates through PyTorch, so
+    run it single-threaded, with nothing else going on in the process.
+    """
+    if device.type == "cuda":
+        return peak_memory_bytes(fn, device)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                profile_memory=True) as prof:
+        fn()
+    events = [e for e in prof.profiler.kineto_results.events()
+              if e.name() == "[memory]"]  # nbytes: > 0 allocated, < 0 freed
+    current = peak = 0
+    for event in sorted(events, key=lambda e: e.start_ns()):  # stable: ties in order
+        current += event.nbytes()
+        peak = max(peak, current)
+    return peak
 
 
 def complexity_layers(d_model: int = 64, n_heads: int = 4, kernel: int = 3,
@@ -173,17 +201,25 @@ def loglog_slope(rows: list[dict], layer: str, key: str) -> float:
     return float((x * (y - y.mean())).sum() / (x * x).sum())
 
 
-def layer_slopes(rows: list[dict], width: int = 22) -> dict[str, dict[str, float]]:
+def layer_slopes(rows: list[dict], width: int = 22, from_n: int | None = None,
+                 keys: dict[str, str] | None = None) -> dict[str, dict[str, float]]:
     """Time and memory log-log slopes of every layer in ``rows``, printed one per line.
 
     ``rows`` as :func:`measure_complexity` gives them (``layer``, ``n``, ``seconds``,
-    ``peak_bytes``); returns ``{layer: {"time": slope, "memory": slope}}``.
+    ``peak_bytes``); returns ``{layer: {"time": slope, "memory": slope}}``. ``keys``
+    names other columns (``{label: row key}``); with ``from_n``, each label also gets
+    a slope over the rows with ``n >= from_n`` only (``"memory_n>=512"``), past the
+    fixed costs that flatten the short lengths.
     """
+    keys = keys or {"time": "seconds", "memory": "peak_bytes"}
+    parts = {"": rows}
+    if from_n is not None:
+        parts[f"_n>={from_n}"] = [r for r in rows if r["n"] >= from_n]
     layers = list(dict.fromkeys(r["layer"] for r in rows))
-    slopes = {name: {"time": loglog_slope(rows, name, "seconds"),
-                     "memory": loglog_slope(rows, name, "peak_bytes")}
+    slopes = {name: {label + suffix: loglog_slope(part, name, key)
+                     for suffix, part in parts.items() for label, key in keys.items()}
               for name in layers}
     for name, s in slopes.items():
-        print(f"{name:{width}s} log-log slope: time {s['time']:.2f}, "
-              f"memory {s['memory']:.2f}")
+        print(f"{name:{width}s} log-log slope: "
+              + ", ".join(f"{label} {value:.2f}" for label, value in s.items()))
     return slopes

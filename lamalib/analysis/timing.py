@@ -6,6 +6,7 @@ same machine, never as absolute numbers to compare across machines.
 
 from __future__ import annotations
 
+import ctypes
 import statistics
 import time
 from pathlib import Path
@@ -62,6 +63,34 @@ def compare_seconds(
         for name, fn in fns.items():
             times[name].append(median_seconds(fn, repeats=1, warmup=0, clock=clock))
     return {name: statistics.median(t) for name, t in times.items()}
+
+
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def steady_malloc(mmap_threshold: int = 32 << 20,
+                  trim_threshold: int = 1 << 30) -> dict | None:
+    """Fix glibc malloc's thresholds so that a CPU benchmark reuses the memory it frees.
+
+    By default glibc serves each large block with fresh pages from the kernel (mmap)
+    and moves that threshold as blocks are freed, so whether a call pays for page
+    faults depends on what ran before it: a small, memory-bound kernel timed after a
+    large one can take twice as long as alone. With fixed thresholds, blocks up to
+    ``mmap_threshold`` bytes come from the heap, which keeps up to ``trim_threshold``
+    free bytes, and every contender meets the same allocator. Returns the settings,
+    to record with the results, or None where the C library has no glibc ``mallopt``
+    (then nothing changed).
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return None
+    if not (mallopt(_M_MMAP_THRESHOLD, mmap_threshold)
+            and mallopt(_M_TRIM_THRESHOLD, trim_threshold)):
+        return None
+    return {"allocator": "glibc malloc", "M_MMAP_THRESHOLD": mmap_threshold,
+            "M_TRIM_THRESHOLD": trim_threshold}
 
 
 def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,

@@ -83,8 +83,12 @@ def band_masks(radii: torch.Tensor, T: int,
     """Bool ``(B, 1, T, T)``: query i of sequence b may see key j if
     ``|i - j| <= radii[b]`` (eq. (2)) and j is a real token."""
     i = torch.arange(T, device=radii.device)
-    dist = (i[:, None] - i[None, :]).abs()  # (T, T)
-    mask = dist[None] <= radii[:, None, None]  # (B, T, T)
+    # Two comparisons against each query's bounds, straight to bool: a (T, T) int64
+    # table of |i - j| would need 8 bytes a cell (256 MiB at T = 4096).
+    low = (i[None] - radii[:, None])[:, :, None]  # (B, T, 1): i - ω
+    high = (i[None] + radii[:, None])[:, :, None]  # (B, T, 1): i + ω
+    mask = i >= low  # (B, T, T): j >= i - ω
+    mask &= i <= high  # and j <= i + ω
     if key_mask is not None:
         mask = mask & key_mask.to(torch.bool)[:, None, :]
     return mask[:, None]  # (B, 1, T, T)

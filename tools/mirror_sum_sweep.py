@@ -6,11 +6,11 @@ Runs ``lamalib.analysis.mirror_sum.mirror_sum_curves`` for every model of
 ``MIRROR_SUM_MODELS`` and writes ``results/sweeps/mirror_sum/N<N>_d<d>.json`` with the
 sizes, the curves and their provenance. On a CPU, with one thread:
 
-    OMP_NUM_THREADS=1 nice python tools/mirror_sum_sweep.py --n-train 4000 \
+    OMP_NUM_THREADS=1 nice python tools/mirror_sum_sweep.py --n-train 8000 \
         --n-test 2000 --epochs 4 --batch-size 32
 
 (the committed file's sizes, chosen to fit in about 40 minutes of a shared 2-core CPU;
-its ``seconds`` says how long they took. The paper's 200k samples are 50 times as many
+its ``seconds`` says how long they took. The paper's 200k samples are 25 times as many
 per epoch).
 """
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--N", type=int, default=100)
     p.add_argument("--d", type=int, default=50)
     p.add_argument("--Ks", type=int, nargs="+", default=[1, 10, 25, 40, 50])
-    p.add_argument("--n-train", type=int, default=4000)
+    p.add_argument("--n-train", type=int, default=8000)
     p.add_argument("--n-test", type=int, default=2000)
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--d-model", type=int, default=20,

@@ -1,9 +1,10 @@
 """The mirror-sum task: its target against a loop over the formula, the batches and
-the MSE step, and the paper's model settings."""
+the MSE step, the paper's model settings, and the MSE-vs-K curves."""
 
 import pytest
 import torch
 
+from lamalib.analysis.mirror_sum import mean_baseline_mse, mirror_sum_curves
 from lamalib.data.mirror_sum import (
     mirror_sum_batches,
     mirror_sum_data,
@@ -49,3 +50,27 @@ def test_the_papers_settings():
     for name, opts in MIRROR_SUM_MODELS.items():
         m = MirrorSumRegressor(4, 20, **opts)
         assert m(torch.rand(3, 16, 4)).shape == (3, 4), name
+
+
+def test_the_mean_baseline_by_hand():
+    train = torch.tensor([[0.0, 1.0], [2.0, 3.0]])  # mean (1, 2)
+    test = torch.tensor([[1.0, 2.0], [3.0, 0.0]])  # errors (0, 0), (2, -2)
+    assert mean_baseline_mse(train, test) == pytest.approx(8 / 4)
+
+
+def test_curves_a_transformer_beats_the_mean_for_one_pair():
+    # N = 6, d = 1, K = 1: the target is a_1 * a_6; five epochs on 1,024 samples
+    lines = []
+    curves = mirror_sum_curves({"Transformer": MIRROR_SUM_MODELS["Transformer"]},
+                               N=6, d=1, Ks=[1], n_train=1024, n_test=256,
+                               epochs=5, batch_size=32, progress=False,
+                               log=lines.append)
+    assert curves["Ks"] == [1] and (curves["n_train"], curves["n_test"]) == (1024, 256)
+    train_y = mirror_sum_data(1024, N=6, d=1, K=1, seed=1)[1]  # (n, d), seed + 1
+    test_y = mirror_sum_data(256, N=6, d=1, K=1, seed=2)[1]  # seed + 2
+    assert curves["baseline"] == [pytest.approx(mean_baseline_mse(train_y, test_y))]
+    row = curves["models"]["Transformer"]
+    assert len(row["train_loss"]) == 1 and len(row["train_loss"][0]) == 5
+    assert row["train_loss"][0][-1] < row["train_loss"][0][0]
+    assert row["test_mse"][0] < 0.2 * curves["baseline"][0]
+    assert row["params"] > 0 and len(lines) == 1 and "Transformer" in lines[0]

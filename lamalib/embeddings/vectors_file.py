@@ -9,16 +9,15 @@ words of a vocabulary, so a 2 GB GloVe file costs no more memory than the vocabu
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
+import io
 from pathlib import Path
 from typing import Iterator, Mapping
 
 import numpy as np
 import torch
 
-OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+from ..data.textio import OPEN, open_binary
+
 GLOVE_HINT = (
     "GloVe's vectors are at https://nlp.stanford.edu/projects/glove/ (e.g. "
     "glove.840B.300d.zip, the Multi-Scale Transformer paper's); unzip and pass the "
@@ -28,8 +27,7 @@ GLOVE_HINT = (
 
 
 def _lines(path: Path) -> Iterator[str]:
-    opener = OPENERS.get(path.suffix.lower(), open)
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+    with io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="replace") as f:
         yield from f
 
 
@@ -74,8 +72,7 @@ def read_vectors(path: str | Path, words: set[str] | None = None
 def save_vectors(path: str | Path, words: list[str], vectors: np.ndarray) -> Path:
     """Write ``vectors (n, E)`` under ``words`` in word2vec's text format."""
     path = Path(path)
-    opener = OPENERS.get(path.suffix.lower(), open)
-    with opener(path, "wt", encoding="utf-8") as f:
+    with OPEN.get(path.suffix.lower(), open)(path, "wt", encoding="utf-8") as f:
         f.write(f"{len(words)} {vectors.shape[1]}\n")
         for word, row in zip(words, vectors):
             f.write(word + " " + " ".join(f"{x:.6g}" for x in row) + "\n")

@@ -44,7 +44,7 @@ def python_radius(scale, n):
     return w + 1 if w % 2 == 0 else w
 
 
-@pytest.mark.parametrize("kernel", ["auto", "window", "dense"])
+@pytest.mark.parametrize("kernel", ["auto", "window", "blocked", "dense"])
 @pytest.mark.parametrize("scales", [[0, 1, 3, 20], [1, 3, "N/4", "N/2"]])
 def test_msmsa_equals_band_masked_full_attention(kernel, scales):
     torch.manual_seed(0)
@@ -116,10 +116,11 @@ def test_window_kernel_refuses_mixed_radii_and_names_the_fix():
         scale_aware_attention(q, q, q, torch.tensor([1, 3]), kernel="window")
 
 
-def test_padding_never_changes_a_sequence_result():
+@pytest.mark.parametrize("kernel", ["auto", "blocked", "dense"])
+def test_padding_never_changes_a_sequence_result(kernel):
     # N/k scales depend on each sequence's own length, not the padded width.
     torch.manual_seed(3)
-    layer = MultiScaleLayer(8, [1, 3, "N/4", "N/2"]).eval()
+    layer = MultiScaleLayer(8, [1, 3, "N/4", "N/2"], kernel=kernel).eval()
     seqs = [torch.randn(L, 8) for L in (9, 4, 1)]
     T = 12
     x = torch.zeros(3, T, 8)

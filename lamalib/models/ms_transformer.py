@@ -34,7 +34,7 @@ class MSTransformerConfig:
     layer_scales: str = ""  # explicit scales, layers split by "|": "3,3|1,N/4"
     dropout: float = 0.1  # on embeddings, attention and sublayers (ours)
     mlp_hidden: int = 300  # hidden units of the two-layer classifier (ours)
-    kernel: str = "auto"  # "auto", "window" or "dense": same function, other cost
+    kernel: str = "auto"  # "auto", "window", "blocked" or "dense": same function
     pad_id: int = 0  # padding id: zero embedding, masked everywhere
 
 

@@ -14,13 +14,15 @@ N/8 -> 13, N/4 -> 25, N/2 -> 51. N is each sequence's own number of real tokens 
 the padded width), so padding never changes a radius. A radius ``ω >= T`` is the
 same function as ``ω = T - 1`` (every key is within reach): it is clamped to that.
 
-Heads that share a scale are computed together by one of two kernels, chosen by name:
-``"window"`` (:func:`lamalib.nn.local_window.window_attention`: only the
-``T x (2ω + 1)`` band, time and memory linear in T) or ``"dense"`` (full attention
-through ``F.scaled_dot_product_attention`` under the band mask, ``T x T``).
-``"auto"`` takes the window for small radii and the dense kernel for large ones,
-where the band is most of the matrix anyway. Tests prove all of them equal full
-attention under a band mask per head, in outputs and gradients.
+Heads that share a scale are computed together by one of three kernels, chosen by name:
+``"window"`` (:func:`lamalib.nn.local_window.window_attention`: the ``T x (2ω + 1)``
+band one diagonal at a time), ``"blocked"``
+(:func:`lamalib.nn.blocked_band.blocked_band_attention`: blocks of queries against
+slabs of keys through the fused kernel, ``T x (b + 2ω)``) or ``"dense"`` (full
+attention through ``F.scaled_dot_product_attention`` under the band mask, ``T x T``).
+``"auto"`` picks by the radius and the length, with thresholds measured by
+``benchmarks/band_kernels.py`` (:func:`pick_kernel`). Tests prove all of them equal
+full attention under a band mask per head, in outputs and gradients.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lamalib.nn.blocked_band import blocked_band_attention, default_block
 from lamalib.nn.local_window import band_to_full, window_attention
 from lamalib.nn.multihead import (
     MultiHeadAttention,
@@ -40,10 +43,25 @@ from lamalib.nn.multihead import (
 from lamalib.nn.norm import LayerNorm
 
 Scale = Union[int, str]  # 3 (a constant ω) or "N/16" (a fraction of the length)
-KERNELS = ("auto", "window", "dense")
-# "auto": the window kernel up to this radius. Its cost is one pass over (B, H, T, Dh)
-# per slot of the window, so it wins while 2ω + 1 is small (benchmarks/multiscale.py).
-WINDOW_MAX_RADIUS = 16
+KERNELS = ("auto", "window", "blocked", "dense")
+# "auto", from benchmarks/band_kernels.py (one CPU thread, forward + backward, T from
+# 64 to 4096): the diagonal-by-diagonal window wins only at ω <= 2 (it makes 2ω + 1
+# passes over the keys); beyond, the blocked kernel wins as long as its slabs (b + 2ω
+# keys a query) stay under about half the length; past that, dense attention under the
+# band mask costs no more and has no per-block overhead.
+WINDOW_MAX_RADIUS = 2
+BLOCKED_MAX_SHARE = 0.5
+
+
+def pick_kernel(radii: torch.Tensor, T: int) -> str:
+    """The kernel ``"auto"`` runs for heads of radii ``(B,)`` (clamped to ``T - 1``)
+    over T positions: ``"window"``, ``"blocked"`` or ``"dense"``."""
+    r = int(radii.max()) if radii.numel() else 0
+    if r <= WINDOW_MAX_RADIUS and bool((radii == r).all()):
+        return "window"  # one radius for the batch: the window kernel needs it
+    if default_block(r) + 2 * r <= BLOCKED_MAX_SHARE * T:
+        return "blocked"
+    return "dense"
 
 
 def parse_scale(scale: Scale) -> tuple[str, int]:
@@ -110,7 +128,9 @@ def scale_aware_attention(
         q, k, v: ``(B, H, T, Dh)``.
         radii: ``(B,)`` long, ω of each sequence (already resolved for its length).
         key_mask: ``(B, T)`` bool, True on real tokens, or None.
-        kernel: ``"window"``, ``"dense"`` or ``"auto"`` (see the module docstring).
+        kernel: ``"window"``, ``"blocked"``, ``"dense"`` or ``"auto"`` (see the
+            module docstring); with ``need_weights`` the blocked kernel's heads run
+            the dense path, which keeps the ``(T, T)`` weights.
 
     Returns ``out (B, H, T, Dh)`` and, if asked, ``weights (B, H, T, T)``.
     """
@@ -121,14 +141,17 @@ def scale_aware_attention(
     same = bool((radii == radii[0]).all())
     r = int(radii[0])
     if kernel == "auto":
-        kernel = "window" if same and r <= WINDOW_MAX_RADIUS else "dense"
+        kernel = pick_kernel(radii, T)
     if kernel == "window":
         if not same:
             raise ValueError(
                 "the window kernel needs one radius for the whole batch; these "
-                f"sequences have radii {radii.tolist()}: use kernel='dense' or 'auto'")
+                f"sequences have radii {radii.tolist()}: use kernel='blocked', "
+                "'dense' or 'auto'")
         out, band = window_attention(q, k, v, r, key_mask, dropout_p)  # eq. (1)
         return out, (band_to_full(band) if need_weights else None)
+    if kernel == "blocked" and not need_weights:  # to draw weights: the dense path
+        return blocked_band_attention(q, k, v, radii, key_mask, dropout_p), None
     if same and r >= T - 1:  # the band is the whole matrix: only padding is masked
         mask = None if key_mask is None else key_mask.to(torch.bool)[:, None, None, :]
     else:
@@ -156,7 +179,8 @@ class MultiScaleSelfAttention(MultiHeadAttention):
         d_model: D (divisible by the number of heads).
         scales: one scale per head, e.g. ``[1, 1, 3, 3, "N/16", "N/8"]``.
         dropout: on the attention weights. bias: of the four projections.
-        kernel: ``"auto"``, ``"window"`` or ``"dense"`` (same function, other cost).
+        kernel: ``"auto"``, ``"window"``, ``"blocked"`` or ``"dense"`` (same
+            function, other cost).
 
     ``forward(x (B, T, D), key_padding_mask (B, T) or None, need_weights=False)
     -> (out (B, T, D), weights (B, H, T, T) or None)``.

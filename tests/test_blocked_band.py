@@ -90,8 +90,9 @@ def test_auto_picks_window_blocked_or_dense_by_radius_and_length():
     assert pick_kernel(torch.tensor([2, 2]), 100) == "window"
     assert pick_kernel(torch.tensor([3, 3]), 100) == "blocked"
     assert pick_kernel(torch.tensor([1, 0]), 100) == "blocked"  # mixed: no window
-    assert pick_kernel(torch.tensor([7]), 200) == "blocked"  # 16 + 14 <= 100
-    assert pick_kernel(torch.tensor([60]), 200) == "dense"  # 60 + 120 > 100
+    assert pick_kernel(torch.tensor([7]), 200) == "blocked"  # 16 + 14 <= 0.4 * 200
+    assert pick_kernel(torch.tensor([7]), 64) == "dense"  # 16 + 14 > 0.4 * 64
+    assert pick_kernel(torch.tensor([60]), 200) == "dense"  # 60 + 120 > 80
     assert pick_kernel(torch.tensor([257]), 4096) == "blocked"  # N/16 at T = 4096
 
 
@@ -104,3 +105,15 @@ def test_blocked_kernel_with_weights_runs_the_dense_path_and_agrees():
     fast, none = scale_aware_attention(q, k, v, radii, kernel="blocked")
     assert none is None and w.shape == (2, 2, 9, 9)
     torch.testing.assert_close(out, fast)
+
+
+def test_values_may_be_wider_than_queries_and_keys():
+    torch.manual_seed(6)
+    q, k = torch.randn(2, 3, 20, 4), torch.randn(2, 3, 20, 4)
+    v = torch.randn(2, 3, 20, 7)  # Dv = 7, Dh = 4
+    radii = torch.tensor([3, 5])
+    got = blocked_band_attention(q, k, v, radii, block=6)
+    mask = band_masks(radii, 20)  # (2, 1, 20, 20)
+    want, _ = scaled_dot_product_attention(q, k, v, mask)
+    assert got.shape == (2, 3, 20, 7)
+    torch.testing.assert_close(got, want)

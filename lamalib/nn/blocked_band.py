@@ -7,7 +7,7 @@ passes over the keys, each an elementwise product, fast for ω = 1 and slow by �
 Here the queries are cut into blocks of ``b`` consecutive positions; the queries of
 block n can only see keys ``n b - ω .. n b + b - 1 + ω``, a slab of ``S = b + 2ω``
 keys. Each block meets its slab in one call of ``F.scaled_dot_product_attention`` (every
-block of the batch at once, as extra batch dimensions), under a ``(b, S)`` mask that
+block of the batch at once, as batch entries), under a ``(b, S)`` mask that
 keeps the band. Work and memory are ``T (b + 2ω)`` instead of ``T^2``: linear in T for
 a fixed ω, and a fraction ``(b + 2ω) / T`` of full attention when ω grows with T (the
 scales ``N/k``).
@@ -74,26 +74,34 @@ def blocked_band_attention(
     band mask ``|i - j| <= radii[b]`` (and ``key_mask``), at ``T (b + 2ω)`` cost.
 
     Args:
-        q, k, v: ``(B, H, T, Dh)``.
+        q, k: ``(B, H, T, Dh)``; v: ``(B, H, T, Dv)``.
         radii: ``(B,)`` long, ω of each sequence.
         key_mask: ``(B, T)`` bool, True on real tokens, or None.
         dropout_p: dropout on the attention weights.
         block: queries per block (default :func:`default_block` of the largest ω).
 
-    Returns ``out (B, H, T, Dh)``; a query with no key in its band (a padded
+    Returns ``out (B, H, T, Dv)``; a query with no key in its band (a padded
     position past every real token's reach) gets 0, as in ``fast_attention``.
     """
     B, H, T, Dh = q.shape
+    Dv = v.shape[-1]
     radius = int(radii.max()) if radii.numel() else 0
     b = block or default_block(radius)
     n_blocks = -(-T // b)
     T_pad = n_blocks * b  # queries padded to whole blocks (sliced off at the end)
     S = b + 2 * radius  # keys in each block's slab
+    # Blocks become batch entries, (B * nb, H, ...): four dimensions, which the fused
+    # kernel runs without materialising the scores (five fell back to the math path).
     qb = F.pad(q, (0, 0, 0, T_pad - T)).view(B, H, n_blocks, b, Dh)  # (B, H, nb, b, Dh)
+    qb = qb.transpose(1, 2).reshape(B * n_blocks, H, b, Dh)  # (B nb, H, b, Dh)
     pad = (0, 0, radius, T_pad - T + radius)  # zero keys before and after (masked)
     # unfold: slab n is k_pad[n b : n b + S], a strided view (slabs overlap by 2ω)
-    kb = F.pad(k, pad).unfold(2, S, b).transpose(-1, -2)  # (B, H, nb, S, Dh)
-    vb = F.pad(v, pad).unfold(2, S, b).transpose(-1, -2)  # (B, H, nb, S, Dh)
+    kb = F.pad(k, pad).unfold(2, S, b)  # (B, H, nb, Dh, S)
+    kb = kb.permute(0, 2, 1, 4, 3).reshape(B * n_blocks, H, S, Dh)  # (B nb, H, S, Dh)
+    vb = F.pad(v, pad).unfold(2, S, b)  # (B, H, nb, Dv, S)
+    vb = vb.permute(0, 2, 1, 4, 3).reshape(B * n_blocks, H, S, Dv)  # (B nb, H, S, Dv)
     mask = blocked_band_mask(T, b, radius, radii, key_mask)  # (B, 1, nb, b, S)
-    out = fast_attention(qb, kb, vb, mask, dropout_p)  # (B, H, nb, b, Dh)
-    return out.reshape(B, H, T_pad, Dh)[:, :, :T]  # (B, H, T, Dh)
+    mask = mask.transpose(1, 2).reshape(B * n_blocks, 1, b, S)  # (B nb, 1, b, S)
+    out = fast_attention(qb, kb, vb, mask, dropout_p)  # (B nb, H, b, Dv)
+    out = out.view(B, n_blocks, H, b, Dv).transpose(1, 2)  # (B, H, nb, b, Dv)
+    return out.reshape(B, H, T_pad, Dv)[:, :, :T]  # (B, H, T, Dv)

@@ -46,11 +46,12 @@ Scale = Union[int, str]  # 3 (a constant ω) or "N/16" (a fraction of the length
 KERNELS = ("auto", "window", "blocked", "dense")
 # "auto", from benchmarks/band_kernels.py (one CPU thread, forward + backward, T from
 # 64 to 4096): the diagonal-by-diagonal window wins only at ω <= 2 (it makes 2ω + 1
-# passes over the keys); beyond, the blocked kernel wins as long as its slabs (b + 2ω
-# keys a query) stay under about half the length; past that, dense attention under the
-# band mask costs no more and has no per-block overhead.
+# passes over the keys); beyond, the blocked kernel wins while its slabs (b + 2ω keys
+# a query) hold well under half the length (the crossover lay between 0.3 T at
+# T = 64 and 0.55 T at T = 1024); past that, dense attention under the band mask
+# costs no more and has no per-block overhead.
 WINDOW_MAX_RADIUS = 2
-BLOCKED_MAX_SHARE = 0.5
+BLOCKED_MAX_SHARE = 0.4
 
 
 def pick_kernel(radii: torch.Tensor, T: int) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..data.tab_corpora import MTL16_DOMAINS
 from ..models.bert import BERT_RECIPE  # a dict: does not import transformers
 
 # Mehta et al. (LAMA), section 3.5: batch 32, SGD lr 0.05, momentum 0.9, weight decay
@@ -62,6 +63,13 @@ BASELINES = {
 }
 
 
+# The 16 MTL-16 domains, the four the first grid ran (books, dvd, electronics,
+# kitchen) first, then the others in alphabetical order.
+FIRST_FOUR = ("books", "dvd", "electronics", "kitchen_housewares")
+OTHERS = sorted((d for d in MTL16_DOMAINS if d not in FIRST_FOUR), key=str.lower)
+MTL16 = [f"mtl16_{d.lower()}" for d in (*FIRST_FOUR, *OTHERS)]
+
+
 @dataclass
 class Paper:
     name: str
@@ -87,12 +95,9 @@ PAPERS = {
     "msa": Paper(
         "msa", "Guo et al., Multi-Scale Self-Attention for Text Classification "
         "(AAAI 2020)",
-        datasets=["sst5", "mtl16_books", "mtl16_dvd", "mtl16_electronics",
-                  "mtl16_kitchen_housewares", "snli"],
+        datasets=["sst5", *MTL16, "snli"],
         models=["avg", "bigru_max", "san", "te", "ms_transformer"],
-        recipe=LAMA_RECIPE,
-        max_len={d: 400 for d in ("mtl16_books", "mtl16_dvd", "mtl16_electronics",
-                                  "mtl16_kitchen_housewares")}),
+        recipe=LAMA_RECIPE, max_len={d: 400 for d in MTL16}),
 }
 
 

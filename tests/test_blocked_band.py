@@ -87,13 +87,14 @@ def test_default_block_is_the_radius_within_bounds():
 
 
 def test_auto_picks_window_blocked_or_dense_by_radius_and_length():
-    assert pick_kernel(torch.tensor([2, 2]), 100) == "window"
-    assert pick_kernel(torch.tensor([3, 3]), 100) == "blocked"
-    assert pick_kernel(torch.tensor([1, 0]), 100) == "blocked"  # mixed: no window
-    assert pick_kernel(torch.tensor([7]), 200) == "blocked"  # 16 + 14 <= 0.4 * 200
-    assert pick_kernel(torch.tensor([7]), 64) == "dense"  # 16 + 14 > 0.4 * 64
-    assert pick_kernel(torch.tensor([60]), 200) == "dense"  # 60 + 120 > 80
-    assert pick_kernel(torch.tensor([257]), 4096) == "blocked"  # N/16 at T = 4096
+    assert pick_kernel(torch.tensor([3, 3]), 100) == "window"
+    assert pick_kernel(torch.tensor([1, 0]), 300) == "blocked"  # mixed: no window
+    assert pick_kernel(torch.tensor([1, 0]), 100) == "dense"  # and short
+    assert pick_kernel(torch.tensor([7]), 200) == "dense"  # shorter than 256
+    assert pick_kernel(torch.tensor([7]), 256) == "blocked"  # 16 + 14 <= 0.6 * 256
+    assert pick_kernel(torch.tensor([60]), 256) == "dense"  # 60 + 120 > 153.6
+    assert pick_kernel(torch.tensor([255]), 1024) == "blocked"  # 64 + 510 <= 614.4
+    assert pick_kernel(torch.tensor([1023]), 4096) == "blocked"  # N/4 at T = 4096
 
 
 def test_blocked_kernel_with_weights_runs_the_dense_path_and_agrees():

@@ -44,14 +44,15 @@ from lamalib.nn.norm import LayerNorm
 
 Scale = Union[int, str]  # 3 (a constant ω) or "N/16" (a fraction of the length)
 KERNELS = ("auto", "window", "blocked", "dense")
-# "auto", from benchmarks/band_kernels.py (one CPU thread, forward + backward, T from
-# 64 to 4096): the diagonal-by-diagonal window wins only at ω <= 2 (it makes 2ω + 1
-# passes over the keys); beyond, the blocked kernel wins while its slabs (b + 2ω keys
-# a query) hold well under half the length (the crossover lay between 0.3 T at
-# T = 64 and 0.55 T at T = 1024); past that, dense attention under the band mask
-# costs no more and has no per-block overhead.
-WINDOW_MAX_RADIUS = 2
-BLOCKED_MAX_SHARE = 0.4
+# "auto", from benchmarks/band_kernels.py (one CPU thread, forward + backward, 4096
+# tokens a call, T from 64 to 4096): the diagonal-by-diagonal window is fastest up to
+# ω = 3 (it makes 2ω + 1 passes over the keys); beyond, the blocked kernel wins from
+# T = 256 on while its slabs (b + 2ω keys a query) hold at most about 60% of the
+# length; shorter sequences and wider slabs go to dense attention under the band
+# mask, which has no per-block overhead and whose time does not depend on ω.
+WINDOW_MAX_RADIUS = 3
+BLOCKED_MIN_LENGTH = 256
+BLOCKED_MAX_SHARE = 0.6
 
 
 def pick_kernel(radii: torch.Tensor, T: int) -> str:
@@ -60,7 +61,7 @@ def pick_kernel(radii: torch.Tensor, T: int) -> str:
     r = int(radii.max()) if radii.numel() else 0
     if r <= WINDOW_MAX_RADIUS and bool((radii == r).all()):
         return "window"  # one radius for the batch: the window kernel needs it
-    if default_block(r) + 2 * r <= BLOCKED_MAX_SHARE * T:
+    if T >= BLOCKED_MIN_LENGTH and default_block(r) + 2 * r <= BLOCKED_MAX_SHARE * T:
         return "blocked"
     return "dense"
 

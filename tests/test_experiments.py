@@ -9,7 +9,7 @@ import pytest
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
 from lamalib.experiments.results import run_lock, write_json_atomic
-from lamalib.models import model_options
+from lamalib.models import build_model, model_options
 
 
 def _tsv(path, n, offset=0):
@@ -252,3 +252,16 @@ def test_the_pair_model_is_named_through_its_encoder():
     with pytest.raises(SystemExit, match=r"unknown model 'pair'.*--model "
                                          r"ms_transformer --dataset snli"):
         main(["run", "--model", "pair", "--dataset", "snli"])
+
+
+def test_max_len_is_the_run_truncation_and_max_positions_the_models_table():
+    from lamalib.experiments.cli import apply_settings
+
+    for model in ("te", "self_attention", "le"):
+        fields = apply_settings({"model": model},
+                                ["max_len=600", "max_positions=1024"])
+        assert fields["max_len"] == 600  # the run's truncation
+        assert fields["model_options"] == {"max_positions": 1024}
+    te = build_model("te", vocab_size=10, num_classes=2, d_model=8, n_heads=2,
+                     d_ff=8, positional="learned", max_positions=700)
+    assert te.body.embed.positions.embedding.num_embeddings == 700

@@ -24,7 +24,8 @@ class SelfAttentionClassifier(nn.Module):
 
     Args:
         vocab_size: V. num_classes: C. d_model: D. n_heads: H. n_layers: L.
-        dropout: on the embeddings and inside attention. max_len: positions cached.
+        dropout: on the embeddings and inside attention. max_positions: positions
+            cached (not ``max_len``, the experiments command's truncation).
         pretrained: optional ``(V, D)`` word vectors to start the embeddings from.
         freeze_embeddings: keep the (pretrained) embeddings fixed while training.
 
@@ -35,11 +36,12 @@ class SelfAttentionClassifier(nn.Module):
 
     def __init__(self, vocab_size: int, num_classes: int, d_model: int = 32,
                  n_heads: int = 2, n_layers: int = 2, dropout: float = 0.0,
-                 max_len: int = 512, pretrained: torch.Tensor | None = None,
+                 max_positions: int = 512, pretrained: torch.Tensor | None = None,
                  freeze_embeddings: bool = False) -> None:
         super().__init__()
         self.embed = word_embedding(vocab_size, d_model, pretrained, freeze_embeddings)
-        self.positions = SinusoidalPositionalEncoding(d_model, dropout, max_len)
+        self.positions = SinusoidalPositionalEncoding(d_model, dropout,
+                                                      max_positions)
         self.layers = nn.ModuleList(
             MultiHeadAttention(d_model, n_heads, dropout) for _ in range(n_layers)
         )

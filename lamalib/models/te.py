@@ -26,7 +26,9 @@ class TEConfig:
     dropout: float = 0.1  # on attention weights, sublayer outputs and embeddings
     residual: str = "post"  # "post" (original Transformer) or "pre"
     positional: str = "sinusoidal"  # "sinusoidal" or "learned"
-    max_len: int = 512  # positions prepared (the hard limit for "learned")
+    # positions prepared (the hard limit for "learned"). Not "max_len": that name is
+    # the experiments command's truncation, which --set max_len sets.
+    max_positions: int = 512
     pad_id: int = 0  # padding id: zero embedding, masked everywhere
 
 
@@ -53,7 +55,9 @@ class TEClassifier(nn.Module):
                  freeze_embeddings: bool = False, **config) -> None:
         super().__init__()
         cfg = self.config = TEConfig(**config)
-        self.body = TokenEncoder(vocab_size, **asdict(cfg))
+        fields = asdict(cfg)
+        fields["max_len"] = fields.pop("max_positions")  # TokenEncoder's name for it
+        self.body = TokenEncoder(vocab_size, **fields)
         load_pretrained_(self.body.embed.tokens, pretrained, freeze_embeddings)
         self.dropout = nn.Dropout(cfg.dropout)
         self.out = nn.Linear(cfg.d_model, num_classes)

@@ -104,7 +104,8 @@ class LearnedPositionalEmbedding(nn.Module):
         if T > self.max_len:
             raise ValueError(
                 f"sequence of {T} tokens is longer than max_len={self.max_len} learned "
-                "positions; truncate it or build the model with a larger max_len"
+                "positions; truncate it or build the model with more positions "
+                "(max_len here; the option max_positions of the te and lama models)"
             )
         positions = torch.arange(T, device=x.device)  # (T,)
         pe = self.embedding(positions)  # (T, D)

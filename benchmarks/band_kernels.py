@@ -34,7 +34,7 @@ from functools import partial
 import torch
 
 from lamalib.analysis.complexity import peak_memory_bytes
-from lamalib.analysis.timing import compare_seconds, save_benchmark, steady_malloc
+from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
 from lamalib.nn.blocked_band import blocked_band_attention
 from lamalib.nn.multiscale import pick_kernel, scale_aware_attention
 from lamalib.runtime import get_device, seed_everything
@@ -76,11 +76,7 @@ def main() -> None:
 
     seed_everything(0)
     device = get_device()
-    malloc = None
-    if device.type == "cpu":
-        torch.set_num_threads(1)
-        malloc = steady_malloc()
-    clock = time.thread_time if device.type == "cpu" else time.perf_counter
+    malloc, clock = quiet_cpu(device)  # one thread, steady malloc, thread CPU time
     load_start = os.getloadavg()
     wall, cpu = time.perf_counter(), time.thread_time()
     rows, summary = [], []

@@ -43,7 +43,7 @@ from lamalib.analysis.complexity import (
     layer_slopes,
     peak_memory_bytes,
 )
-from lamalib.analysis.timing import compare_seconds, save_benchmark, steady_malloc
+from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
 from lamalib.models import build_model
 from lamalib.nn.multihead import MultiHeadAttention
 from lamalib.nn.multiscale import MultiScaleSelfAttention, scale_aware_attention
@@ -149,11 +149,7 @@ def main() -> None:
 
     seed_everything(0)
     device = get_device()
-    malloc = None
-    if device.type == "cpu":  # one thread: its CPU time is this run's own work
-        torch.set_num_threads(1)
-        malloc = steady_malloc()  # no contender pays for page faults another left
-    clock = time.thread_time if device.type == "cpu" else time.perf_counter
+    malloc, clock = quiet_cpu(device)  # one thread, steady malloc, thread CPU time
     timing = dict(repeats=args.repeats, warmup=args.warmup, clock=clock)
     load_start = os.getloadavg()
     wall, cpu = time.perf_counter(), time.thread_time()

@@ -93,6 +93,20 @@ def steady_malloc(mmap_threshold: int = 32 << 20,
             "M_TRIM_THRESHOLD": trim_threshold}
 
 
+def quiet_cpu(device: torch.device) -> tuple[dict | None, Callable[[], float]]:
+    """Set up a benchmark that must be read on a busy machine; returns
+    ``(malloc settings or None, clock)``.
+
+    On the CPU: one thread (its CPU time is this run's own work), glibc's malloc
+    thresholds fixed (:func:`steady_malloc`) and ``time.thread_time`` as the clock,
+    which other processes do not inflate. Elsewhere: nothing changed, wall-clock time.
+    """
+    if device.type != "cpu":
+        return None, time.perf_counter
+    torch.set_num_threads(1)
+    return steady_malloc(), time.thread_time
+
+
 def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,
                    **extra) -> Path:
     """Write ``results/benchmark__<model>.json`` with the hardware and git commit."""

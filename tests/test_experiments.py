@@ -265,3 +265,19 @@ def test_max_len_is_the_run_truncation_and_max_positions_the_models_table():
     te = build_model("te", vocab_size=10, num_classes=2, d_model=8, n_heads=2,
                      d_ff=8, positional="learned", max_positions=700)
     assert te.body.embed.positions.embedding.num_embeddings == 700
+
+
+def test_texts_longer_than_a_learned_position_table_fail_before_training(
+        tmp_path, files):
+    train, test = files  # texts of 6 tokens
+    with pytest.raises(ValueError, match="max_len=4.*max_positions=6"):
+        main(["run", "--model", "le", "--train", str(train), "--test", str(test),
+              "--set", "header=false", "--set", "embed_dim=8", "--set", "heads=2",
+              "--set", "max_positions=4", "--results", str(tmp_path / "r"),
+              "--checkpoints", str(tmp_path / "c")])
+    assert not (tmp_path / "c").exists()  # no epoch ran, no checkpoint written
+    main(["run", "--model", "le", "--train", str(train), "--test", str(test),
+          "--set", "header=false", "--set", "embed_dim=8", "--set", "heads=2",
+          "--set", "max_positions=4", "--set", "max_len=4", "--set", "epochs=1",
+          "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
+    assert list((tmp_path / "r").glob("*.json"))  # truncated to fit: it runs

@@ -25,6 +25,7 @@ from ..data.batching import BucketBatches
 from ..data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
                           vocab_digest)
 from ..models import build_model, model_options
+from ..nn.positional import LearnedPositionalEmbedding
 from ..runtime import get_device, profile, seed_everything
 from ..train import (classification_step, distributed, evaluate, fit,
                      pair_classification_step)
@@ -87,6 +88,22 @@ def build_run_model(spec: RunSpec, train, vocab_size: int, options: dict):
                            encoder=spec.model, encoder_options=options)
     return build_model(spec.model, vocab_size=vocab_size, num_classes=num_classes,
                        **options)
+
+
+def check_position_tables(model, loaders) -> None:
+    """Refuse, before any training, a run whose longest text (after truncation) has
+    more tokens than a learned position table of the model has rows: it would fail at
+    its first long batch, minutes in. Sinusoidal positions extend to any length."""
+    longest = max((len(seq) for batches in loaders
+                   for seqs in (batches.ids, getattr(batches, "second", ()))
+                   for seq in seqs), default=0)
+    for module in model.modules():
+        if isinstance(module, LearnedPositionalEmbedding) and longest > module.max_len:
+            raise ValueError(
+                f"the longest text has {longest} tokens (after truncation) but the "
+                f"model has learned positions for {module.max_len}: truncate with "
+                f"--set max_len={module.max_len}, or give the model more with "
+                f"--set max_positions={longest}")
 
 
 def pair_head_options() -> dict:
@@ -214,6 +231,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
         pairs = isinstance(train, PairDataset)
         step = pair_classification_step if pairs else classification_step
         loaders = split_loaders(spec, vocab, train, valid, test)
+        check_position_tables(model, loaders)
         run_dir = Path(checkpoints) / spec.experiment / out.stem
         config = spec.train_config(checkpoint_dir=run_dir)
         if main:

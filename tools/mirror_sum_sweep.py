@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--results", default=str(RESULTS),
                    help="results folder; writes sweeps/mirror_sum/N<N>_d<d>.json there")
+    p.add_argument("--out", default=None,
+                   help="write this file instead (a run beside the committed one)")
     args = p.parse_args(argv)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     commit, clock = git_commit(), time.perf_counter()  # the code that runs
@@ -72,7 +74,8 @@ def main(argv: list[str] | None = None) -> dict:
         "command": "python tools/mirror_sum_sweep.py " + shlex.join(
             reproducible_args(sys.argv[1:] if argv is None else argv)),
     }
-    out = Path(args.results) / "sweeps" / "mirror_sum" / f"N{args.N}_d{args.d}.json"
+    out = Path(args.out) if args.out else (
+        Path(args.results) / "sweeps" / "mirror_sum" / f"N{args.N}_d{args.d}.json")
     write_json_atomic(out, record)
     print(f"{record['seconds']:.0f} s -> {out}")
     return record

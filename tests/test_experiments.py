@@ -3,12 +3,14 @@ skip and resume, report beside published figures, and clear errors for bad input
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
-from lamalib.experiments.results import run_lock, write_json_atomic
+from lamalib.experiments.results import ResultsConflict, run_lock, write_json_atomic
 from lamalib.models import build_model, model_options
 
 
@@ -72,6 +74,71 @@ def test_a_complete_run_is_skipped(tmp_path, files, capsys, monkeypatch):
     _run_cli(tmp_path, files)
     assert "is complete: skipped" in capsys.readouterr().out
     assert path.read_text() == before
+
+
+def test_a_complete_run_of_other_data_with_the_same_file_name_is_kept_not_reused(
+        tmp_path, files, capsys, monkeypatch):
+    # two folders' train.tsv give one results name: the second run used to be
+    # "skipped" and reported the first folder's accuracy as its own
+    monkeypatch.chdir(tmp_path)
+    _run_cli(tmp_path, files)
+    [path] = (tmp_path / "results").glob("*.json")
+    before = path.read_text()
+    other = tmp_path / "other"
+    other.mkdir()
+    other_files = (_tsv(other / "train.tsv", 60, 500), _tsv(other / "test.tsv", 20, 9))
+    with pytest.raises(ResultsConflict, match="train_file") as error:
+        _run_cli(tmp_path, other_files)
+    assert "--force" in str(error.value) and "--results" in str(error.value)
+    assert path.read_text() == before  # kept
+    # the same paths with new contents are another dataset too
+    _tsv(files[0], 80, 77)
+    with pytest.raises(ResultsConflict, match="SHA-256"):
+        _run_cli(tmp_path, files)
+    _run_cli(tmp_path, files, "--force")  # replaced on request
+    assert json.loads(path.read_text())["dataset_identity"] != json.loads(before)[
+        "dataset_identity"]
+
+
+def test_a_complete_run_with_other_settings_is_kept_and_named(tmp_path, files,
+                                                             monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _run_cli(tmp_path, files)  # 3 epochs
+    [path] = (tmp_path / "results").glob("*.json")
+    with pytest.raises(ResultsConflict, match="epochs: 3 -> 5"):
+        _run_cli(tmp_path, files, "--set", "epochs=5")
+    with pytest.raises(ResultsConflict, match="embed_dim"):
+        _run_cli(tmp_path, files, "--set", "embed_dim=16")
+    assert len(json.loads(path.read_text())["history"]) == 3
+
+
+def test_the_command_line_names_a_conflict_in_one_line(tmp_path, files):
+    train, test = files
+    base = [sys.executable, "-m", "lamalib.experiments", "run", "--model", "avg",
+            "--train", str(train), "--test", str(test), "--set", "header=false",
+            "--set", "embed_dim=8", "--results", str(tmp_path / "r"),
+            "--checkpoints", str(tmp_path / "c")]
+    first = subprocess.run(base + ["--set", "epochs=1"], capture_output=True,
+                           text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    done = subprocess.run(base + ["--set", "epochs=2"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "epochs: 1 -> 2" in done.stderr and "--set format" not in done.stderr
+
+
+def test_reproduce_says_a_conflicting_cell_was_not_run_and_goes_on(
+        tmp_path, capsys, monkeypatch):
+    args = ["reproduce", "lama", "--datasets", "synthetic_sentiment",
+            "--set", "embed_dim=8", "--set", "word2vec_min_count=1",
+            "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")]
+    main(args + ["--models", "avg", "--set", "epochs=1"])
+    main(args + ["--models", "avg", "bow_mlp", "--set", "epochs=2"])
+    out = capsys.readouterr().out
+    assert "avg on synthetic_sentiment: not run" in out and "epochs: 1 -> 2" in out
+    names = sorted(p.name for p in (tmp_path / "r").glob("*.json"))
+    assert names == ["lama__avg__synthetic_sentiment__s0.json",
+                     "lama__bow_mlp__synthetic_sentiment__s0.json"]
 
 
 def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, files, monkeypatch):
@@ -161,8 +228,6 @@ def test_report_puts_published_figures_beside_ours_and_says_not_run(tmp_path):
 
 
 def test_the_command_says_how_to_pass_a_file_option(tmp_path):
-    import subprocess
-    import sys
     train = tmp_path / "reviews.dat"  # a name that says neither TSV nor CSV
     train.write_text("1\tgood\n0\tbad\n")
     done = subprocess.run(
@@ -221,7 +286,6 @@ def test_on_sentence_pairs_the_classifier_is_the_pair_classifiers_encoder(
 
 def test_reproduce_offline_says_snli_was_not_run(tmp_path, capsys, monkeypatch):
     import shutil
-    import sys
     import urllib.error
 
     from lamalib.data import fetch

@@ -6,13 +6,15 @@ import sys
 from ..data.fetch import DownloadError
 from ..models.bert import PretrainedUnavailable
 from .cli import FILE_KEYS, main
+from .results import ResultsConflict
 
 try:
     main()
 except (ValueError, KeyError, TypeError, PermissionError, DownloadError,
         PretrainedUnavailable) as error:
     print(f"error: {error}", file=sys.stderr)
-    if "--train" in sys.argv and isinstance(error, ValueError):
+    if ("--train" in sys.argv and isinstance(error, ValueError)
+            and not isinstance(error, ResultsConflict)):
         # the library's messages name keyword arguments; say how the command takes them
         print("(on the command line, file options go through --set: "
               + ", ".join(f"--set {k}=..." for k in FILE_KEYS) + ")", file=sys.stderr)

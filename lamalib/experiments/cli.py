@@ -14,7 +14,7 @@ from ..models import available_models, model_options
 from ..models.bert import PretrainedUnavailable
 from ..train import TrainConfig
 from .papers import PAPERS, paper_spec_fields
-from .results import RESULTS_DIR, results_table
+from .results import RESULTS_DIR, ResultsConflict, results_table
 from .runner import CHECKPOINTS, run
 from .spec import RunSpec
 
@@ -130,6 +130,8 @@ def cmd_reproduce(args, argv) -> None:
                     except PretrainedUnavailable as error:  # offline: the rest runs
                         print(f"{model} on {dataset}: not run. {error}", flush=True)
                         break
+                    except ResultsConflict as error:  # the grid goes on
+                        print(f"{model} on {dataset}: not run. {error}", flush=True)
         except DownloadError as error:  # offline without a copy: the other datasets
             print(f"{dataset}: not run. {error}", flush=True)
     _summary(results)

@@ -59,6 +59,11 @@ def run_lock(results_file: Path):
         lock.unlink(missing_ok=True)
 
 
+class ResultsConflict(ValueError):
+    """A complete results file of the same name holds a run made on other data or with
+    other settings: it is kept, and the asked run is not made."""
+
+
 def is_complete(path: Path) -> bool:
     """A results file that holds a finished run's test metrics."""
     try:

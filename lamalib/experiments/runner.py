@@ -30,7 +30,8 @@ from ..runtime import get_device, profile, seed_everything
 from ..train import (classification_step, distributed, evaluate, fit,
                      pair_classification_step)
 from ..provenance import command_line, git_commit, hardware, lamalib_version
-from .results import RESULTS_DIR, is_complete, run_lock, write_json_atomic
+from .results import (RESULTS_DIR, ResultsConflict, is_complete, run_lock,
+                      write_json_atomic)
 from .spec import RunSpec
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
@@ -60,6 +61,45 @@ def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
         identity["files"] = {"train": spec.train_file, "valid": spec.valid_file,
                              "test": spec.test_file}
     return identity
+
+
+def _plain(value):
+    """Tuples as lists, as a results file stores them (JSON has no tuples)."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def stored_differences(stored: dict, spec: RunSpec) -> list[str]:
+    """How the run ``spec`` asks for differs from the complete run ``stored`` (a results
+    file's dict) that has the same file name: ``["key: stored -> asked", ...]``, empty
+    when they are the same run.
+
+    Compared: every field of the spec, the resolved training options (so a run of 2
+    epochs does not stand for one of 10), and for the user's files the SHA-256 of each
+    split (two folders' ``train.tsv`` share a file name, and a file can change). A
+    field the stored file does not record (it predates the field) is not compared.
+    """
+    config = stored.get("config", {})
+    asked = config_record(spec, spec.train_config())
+    skip = {"experiment", "model", "seed"}  # in the file name already
+    out = []
+    for key, value in asked.items():
+        if key in skip or key not in config:
+            continue
+        if key == "train":
+            for k, v in value.items():
+                if k in config["train"] and _plain(config["train"][k]) != _plain(v):
+                    out.append(f"{k}: {config['train'][k]!r} -> {v!r}")
+        elif _plain(config[key]) != _plain(value):
+            out.append(f"{key}: {config[key]!r} -> {value!r}")
+    if spec.dataset == "file" and not out:  # same paths: the same contents?
+        identity = dataset_identity(spec, *load_data(spec))
+        if identity["sha256"] != stored.get("dataset_identity", {}).get("sha256"):
+            out.append("the data files' contents (SHA-256) changed")
+    return out
 
 
 def split_loaders(spec: RunSpec, vocab, train, valid, test) -> list[BucketBatches]:
@@ -207,8 +247,16 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
     """
     out = Path(results_dir) / spec.result_name()
     if out.exists() and is_complete(out) and not force:
+        stored = json.loads(out.read_text())
+        differences = stored_differences(stored, spec)
+        if differences:
+            raise ResultsConflict(
+                f"{out} holds a complete run made with other settings or data ("
+                + "; ".join(differences) + "): it was kept and this run was not made. "
+                "Pass --force to run again and replace it, or --results DIR to keep "
+                "both.")
         print(f"{out} is complete: skipped")
-        return json.loads(out.read_text())
+        return stored
     main = not distributed.launched() or int(os.environ.get("RANK", "0")) == 0
     with run_lock(out) if main else nullcontext():
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -35,7 +35,7 @@ import torch
 
 from lamalib.analysis.complexity import peak_memory_bytes
 from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
-from lamalib.nn.blocked_band import blocked_band_attention
+from lamalib.nn.multiscale.blocked_band import blocked_band_attention
 from lamalib.nn.multiscale import pick_kernel, scale_aware_attention
 from lamalib.runtime import get_device, seed_everything
 

@@ -33,7 +33,7 @@ import torch
 from lamalib.analysis.complexity import loglog_slope, peak_memory_bytes
 from lamalib.analysis.timing import compare_seconds, save_benchmark
 from lamalib.models import build_model
-from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.nn.self_attention.multihead import MultiHeadAttention
 from lamalib.runtime import get_device, seed_everything
 
 

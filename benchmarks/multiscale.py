@@ -38,14 +38,11 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from lamalib.analysis.complexity import (
-    allocator_peak_bytes,
-    layer_slopes,
-    peak_memory_bytes,
-)
+from lamalib.analysis.complexity import (allocator_peak_bytes, layer_slopes,
+                                         peak_memory_bytes)
 from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
 from lamalib.models import build_model
-from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.nn.self_attention.multihead import MultiHeadAttention
 from lamalib.nn.multiscale import MultiScaleSelfAttention, scale_aware_attention
 from lamalib.runtime import get_device, seed_everything
 

@@ -11,10 +11,10 @@ a fused kernel's private scratch space is invisible to it):
 
 * ``sdpa``: ``F.scaled_dot_product_attention`` without a mask (all N^2 cells);
 * ``sdpa + span mask`` / ``span kernel``: the same-span mask (bool ``(1, 1, N, N)``,
-  built beforehand and not timed) vs :func:`lamalib.nn.pattern_kernels.span_attention`
+  built beforehand and not timed) vs :func:`lamalib.nn.patterns.kernels.span_attention`
   (packs each sentence, builds only the blocks; its packing is timed);
 * ``sdpa + previous mask`` / ``previous kernel``: the "previous" mask (eq. (6),
-  rho ~ 1 - 2/N) vs :func:`lamalib.nn.pattern_kernels.offset_attention`.
+  rho ~ 1 - 2/N) vs :func:`lamalib.nn.patterns.kernels.offset_attention`.
 
 ``mask_seconds`` and ``mask_bytes`` record what building and holding each dense mask
 costs (``pattern_mask``, as ``BoundaryTagger`` does every forward pass). Writes
@@ -33,7 +33,7 @@ import torch.nn.functional as F
 
 from lamalib.analysis.complexity import layer_slopes, peak_memory_bytes
 from lamalib.analysis.timing import compare_seconds, median_seconds, save_benchmark
-from lamalib.nn.pattern_kernels import offset_attention, span_attention
+from lamalib.nn.patterns.kernels import offset_attention, span_attention
 from lamalib.nn.patterns import pattern_mask, sparsity
 from lamalib.runtime import get_device, seed_everything
 

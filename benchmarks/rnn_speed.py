@@ -14,8 +14,8 @@ import argparse
 import torch
 
 from lamalib.analysis.timing import compare_seconds, save_benchmark
-from lamalib.nn.bigru import BiGRU
-from lamalib.nn.rnn import Recurrent
+from lamalib.nn.recurrent.bigru import BiGRU
+from lamalib.nn.recurrent.cells import Recurrent
 from lamalib.runtime import get_device, seed_everything
 
 

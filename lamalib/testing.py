@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 
 import torch
 
-from .data.batching import pad_sequences
+from lamalib.data.batching import pad_sequences
 
 Forward = Callable[[torch.nn.Module, torch.Tensor, torch.Tensor], torch.Tensor]
 

@@ -7,8 +7,8 @@ import torch
 import torch.nn.functional as F
 
 from lamalib.nn.attention import Attention
-from lamalib.nn.attention_pool import AttentionPool
-from lamalib.nn.scores import SCORES, build_score
+from lamalib.nn.attention.pool import AttentionPool
+from lamalib.nn.attention.scores import SCORES, build_score
 
 B, TQ, TK, D = 2, 3, 4, 5
 

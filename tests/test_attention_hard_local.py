@@ -6,9 +6,9 @@ import math
 import torch
 
 from lamalib.nn.attention import Attention
-from lamalib.nn.hard_attention import HardAttention, reinforce_loss
-from lamalib.nn.local_attention import LocalAttention
-from lamalib.nn.scores import build_score
+from lamalib.nn.attention.hard import HardAttention, reinforce_loss
+from lamalib.nn.attention.local import LocalAttention
+from lamalib.nn.attention.scores import build_score
 
 
 def test_eval_mode_picks_the_argmax_value():

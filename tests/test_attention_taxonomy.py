@@ -3,10 +3,10 @@ each against an explicit loop."""
 
 import torch
 
-from lamalib.nn.coattention import CoAttention
-from lamalib.nn.hierarchical import HierarchicalAttention
-from lamalib.nn.memory import KeyValueMemory
-from lamalib.nn.multidim import MultiDimensionalAttention
+from lamalib.nn.attention.coattention import CoAttention
+from lamalib.nn.attention.hierarchical import HierarchicalAttention
+from lamalib.nn.attention.memory import KeyValueMemory
+from lamalib.nn.attention.multidim import MultiDimensionalAttention
 
 
 def softmax_over(values):

@@ -5,7 +5,7 @@ import itertools
 import pytest
 import torch
 
-from lamalib.data.translation import BOS_ID, EOS_ID, PAD_ID
+from lamalib.data.datasets.translation import BOS_ID, EOS_ID, PAD_ID
 from lamalib.models.beam import beam_decode, beam_tokens, sequence_log_prob
 from lamalib.models.seq2seq import Seq2Seq
 from lamalib.models.transformer_seq2seq import TransformerSeq2Seq

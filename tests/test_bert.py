@@ -26,7 +26,7 @@ TINY = dict(pretrained_name=None, hidden=32, layers=2, heads=4, intermediate=64,
 
 
 def test_importing_lamalib_and_listing_models_does_not_import_transformers():
-    code = ("import sys, lamalib, lamalib.nn.pal\n"
+    code = ("import sys, lamalib, lamalib.nn.patterns.pal\n"
             "from lamalib.models import available_models, model_options\n"
             "assert 'bert' in available_models('classifier')\n"
             "model_options('bert')\n"

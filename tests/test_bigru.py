@@ -1,10 +1,11 @@
-"""lamalib.nn.bigru.BiGRU against the from-scratch layer and unpadded nn.GRU runs."""
+"""lamalib.nn.recurrent.bigru.BiGRU against the from-scratch layer and unpadded nn.GRU
+runs."""
 
 import pytest
 import torch
 
-from lamalib.nn.bigru import BiGRU
-from lamalib.nn.rnn import Recurrent
+from lamalib.nn.recurrent.bigru import BiGRU
+from lamalib.nn.recurrent.cells import Recurrent
 
 TOL = dict(atol=1e-5, rtol=1e-5)
 

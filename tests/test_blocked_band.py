@@ -1,18 +1,15 @@
-"""The blocked band kernel (lamalib.nn.blocked_band) against full attention under a
-band mask built by brute force: outputs and gradients, one radius per sequence, the
-edges, padding, lengths that are not whole blocks, radii >= T; the slab mask against
+"""The blocked band kernel (lamalib.nn.multiscale.blocked_band) against full attention
+under a band mask built by brute force: outputs and gradients, one radius per sequence,
+the edges, padding, lengths that are not whole blocks, radii >= T; the slab mask against
 a loop; memory linear in T; and which kernel "auto" picks."""
 
 import pytest
 import torch
 
 from lamalib.analysis.complexity import peak_memory_bytes
-from lamalib.nn.blocked_band import (
-    blocked_band_attention,
-    blocked_band_mask,
-    default_block,
-)
-from lamalib.nn.multihead import scaled_dot_product_attention
+from lamalib.nn.multiscale.blocked_band import (blocked_band_attention,
+                                                blocked_band_mask, default_block)
+from lamalib.nn.self_attention.multihead import scaled_dot_product_attention
 from lamalib.nn.multiscale import band_masks, pick_kernel, scale_aware_attention
 
 

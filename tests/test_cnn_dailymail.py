@@ -1,7 +1,7 @@
-"""CNN/DailyMail (lamalib.data.cnn_dailymail) on a 2-article copy in the hub's field
-layout, built here: article sentences, highlights, greedy-oracle labels, the .jsonl
-and .csv copies, the Hugging Face path (a stand-in module), the fast offline error,
-and batches with one label per sentence."""
+"""CNN/DailyMail (lamalib.data.datasets.cnn_dailymail) on a 2-article copy in the hub's
+field layout, built here: article sentences, highlights, greedy-oracle labels, the
+.jsonl and .csv copies, the Hugging Face path (a stand-in module), the fast offline
+error, and batches with one label per sentence."""
 
 import csv
 import json
@@ -12,10 +12,10 @@ import types
 import pytest
 
 from lamalib.data import Vocab, load_documents
-from lamalib.data.cnn_dailymail import cnn_dailymail
-from lamalib.data.extractive import ExtractiveDoc
+from lamalib.data.datasets.cnn_dailymail import cnn_dailymail
+from lamalib.data.datasets.extractive import ExtractiveDoc
 from lamalib.data.fetch import DownloadError
-from lamalib.data.segmentation import IGNORE, DocBatches
+from lamalib.data.datasets.segmentation import IGNORE, DocBatches
 
 ROWS = [
     {"id": "a1", "article": "The cat sat on the mat. Dogs bark loudly at night. "

@@ -2,13 +2,9 @@
 
 import torch
 
-from lamalib.analysis.complexity import (
-    PeakMemory,
-    loglog_slope,
-    measure_complexity,
-    peak_memory_bytes,
-)
-from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.analysis.complexity import (PeakMemory, loglog_slope, measure_complexity,
+                                         peak_memory_bytes)
+from lamalib.nn.self_attention.multihead import MultiHeadAttention
 
 
 def _nbytes(t: torch.Tensor) -> int:

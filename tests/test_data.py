@@ -5,20 +5,12 @@ import urllib.error
 import pytest
 import torch
 
-from lamalib.data import (
-    DownloadError,
-    Vocab,
-    available_datasets,
-    download,
-    load_dataset,
-    load_table,
-    pad_sequences,
-    tokenize,
-)
+from lamalib.data import (DownloadError, Vocab, available_datasets, download,
+                          load_dataset, load_table, pad_sequences, tokenize)
 from lamalib.data import fetch as download_mod
-from lamalib.data import remote
+from lamalib.data.datasets import remote
 from lamalib.data.batching import BucketBatches
-from lamalib.data.synthetic import NEGATIVE, NEGATORS, POSITIVE
+from lamalib.data.datasets.synthetic import NEGATIVE, NEGATORS, POSITIVE
 
 
 def test_tokenize_splits_punctuation_and_lowercases():

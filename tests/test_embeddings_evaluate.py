@@ -10,11 +10,10 @@ from scipy.stats import spearmanr
 
 from lamalib.data import DownloadError, Vocab, load_corpus, load_dataset
 from lamalib.embeddings import gensim_bridge
-from lamalib.embeddings.evaluate import (agreement, analogy_accuracy,
-                                         neighbour_overlap, similarity_spearman,
-                                         spearman)
-from lamalib.embeddings.gensim_bridge import (gensim_word2vec, pretrain_for,
-                                              to_keyed_vectors)
+from lamalib.embeddings.evaluate import (agreement, analogy_accuracy, neighbour_overlap,
+                                         similarity_spearman, spearman)
+from lamalib.embeddings.gensim_bridge import gensim_word2vec, pretrain_for
+from lamalib.embeddings.keyed_vectors import to_keyed_vectors
 from lamalib.embeddings.train import Word2VecConfig
 
 

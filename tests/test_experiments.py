@@ -10,7 +10,8 @@ import pytest
 
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
-from lamalib.experiments.results import ResultsConflict, run_lock, write_json_atomic
+from lamalib.experiments.results import ResultsConflict, run_lock
+from lamalib.provenance import write_json_atomic
 from lamalib.models import build_model, model_options
 
 

@@ -135,7 +135,7 @@ def test_script_output_is_deterministic(tmp_path):
 
 
 def test_math_markup_sets_subscripts_and_italics():
-    spans = _load_script()._tspans("$h_{t-1}$ + b", 14)
+    spans = _load_script().style._tspans("$h_{t-1}$ + b", 14)
     root = ET.fromstring(f'<text xmlns="http://www.w3.org/2000/svg">{spans}</text>')
     runs = [(s.text, s.get("font-style"), s.get("font-size"), float(s.get("dy", 0)))
             for s in root]

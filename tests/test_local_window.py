@@ -1,19 +1,16 @@
 """Restricted self-attention: band_mask against a loop, and the windowed computation
-(lamalib.nn.local_window) against band-masked full attention, outputs and gradients,
-at the edges and with padding; its memory grows with T, not T^2."""
+(lamalib.nn.self_attention.window) against band-masked full attention, outputs and
+gradients, at the edges and with padding; its memory grows with T, not T^2."""
 
 import pytest
 import torch
 
 from lamalib.analysis.complexity import peak_memory_bytes
-from lamalib.nn.local_window import (
-    LocalWindowAttention,
-    band_to_full,
-    window_attention,
-    window_mask,
-)
+from lamalib.nn.self_attention.window import (LocalWindowAttention, band_to_full,
+                                              window_attention, window_mask)
 from lamalib.nn.masking import band_mask, lengths_to_mask
-from lamalib.nn.multihead import MultiHeadAttention, scaled_dot_product_attention
+from lamalib.nn.self_attention.multihead import (MultiHeadAttention,
+                                                 scaled_dot_product_attention)
 
 
 @pytest.mark.parametrize("T,radius", [(1, 0), (5, 0), (6, 1), (7, 2), (4, 9)])

@@ -5,13 +5,9 @@ import pytest
 import torch
 
 from lamalib.analysis.mirror_sum import mean_baseline_mse, mirror_sum_curves
-from lamalib.data.mirror_sum import (
-    mirror_sum_batches,
-    mirror_sum_data,
-    mirror_sum_target,
-    mse_step,
-)
-from lamalib.models.mirror_sum import MIRROR_SUM_MODELS, MirrorSumRegressor
+from lamalib.data.datasets.mirror_sum import (mirror_sum_batches, mirror_sum_data,
+                                              mirror_sum_target)
+from lamalib.models.mirror_sum import MIRROR_SUM_MODELS, MirrorSumRegressor, mse_step
 
 
 @pytest.mark.parametrize("K", [1, 3, 7])

@@ -5,7 +5,8 @@ import math
 import pytest
 import torch
 
-from lamalib.data.mlm import IGNORE_INDEX, chunk, make_nsp_pairs, mask_tokens, pack_pair
+from lamalib.data.datasets.mlm import (IGNORE_INDEX, chunk, make_nsp_pairs, mask_tokens,
+                                       pack_pair)
 
 PAD, MASK, V = 0, 1, 50
 
@@ -88,7 +89,7 @@ def test_nsp_needs_two_documents_and_pack_pair_layout():
 
 def test_with_mask_token_inserts_mask_after_pad_and_unk():
     from lamalib.data import Vocab
-    from lamalib.data.mlm import MASK, with_mask_token
+    from lamalib.data.datasets.mlm import MASK, with_mask_token
 
     vocab = Vocab.build(["the cat sat", "the dog"])
     masked = with_mask_token(vocab)

@@ -7,7 +7,7 @@ import torch
 
 from lamalib.models import available_models, build_model, model_options
 from lamalib.nn.pooling import masked_max
-from lamalib.nn.scale_distribution import scale_distribution
+from lamalib.nn.multiscale.scales import scale_distribution
 from lamalib.testing import assert_padding_invariant
 
 SMALL = dict(embed_dim=12, d_model=16, n_layers=2, n_heads=4, scales="1,3,N/4,N/2",

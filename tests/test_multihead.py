@@ -9,11 +9,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from lamalib.nn.masking import causal_mask
-from lamalib.nn.multihead import (
-    MultiHeadAttention,
-    fast_attention,
-    scaled_dot_product_attention,
-)
+from lamalib.nn.self_attention.multihead import (MultiHeadAttention, fast_attention,
+                                                 scaled_dot_product_attention)
 
 B, H, TQ, TK, D = 3, 4, 5, 7, 16
 

@@ -7,14 +7,9 @@ import pytest
 import torch
 
 from lamalib.nn.masking import lengths_to_mask
-from lamalib.nn.multihead import scaled_dot_product_attention
-from lamalib.nn.multiscale import (
-    MultiScaleLayer,
-    MultiScaleSelfAttention,
-    parse_scale,
-    resolve_radius,
-    scale_aware_attention,
-)
+from lamalib.nn.self_attention.multihead import scaled_dot_product_attention
+from lamalib.nn.multiscale import (MultiScaleLayer, MultiScaleSelfAttention,
+                                   parse_scale, resolve_radius, scale_aware_attention)
 
 
 def reference_msmsa(m: MultiScaleSelfAttention, x, lengths, scales_radii):
@@ -90,7 +85,7 @@ def test_a_radius_at_least_T_is_full_attention():
     full.load_state_dict(big.state_dict())
     torch.testing.assert_close(big(x, mask)[0], full(x, mask)[0])
     # and equals plain multi-head attention with only the padding masked
-    from lamalib.nn.multihead import MultiHeadAttention
+    from lamalib.nn.self_attention.multihead import MultiHeadAttention
     mha = MultiHeadAttention(8, 4)
     mha.load_state_dict(big.state_dict())
     want = mha(x, x, x, key_padding_mask=mask)[0]

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from lamalib.nn.norm import LayerNorm
+from lamalib.nn.transformer.norm import LayerNorm
 
 
 @pytest.mark.parametrize("affine", [True, False])

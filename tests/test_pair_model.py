@@ -12,7 +12,7 @@ from lamalib.data import Vocab, load_dataset, make_pair_loader, pad_sequences
 from lamalib.models import available_models, build_model, model_kind, model_options
 from lamalib.models.pair import PairClassifier, pair_features, sentence_encoders
 from lamalib.nn.pooling import masked_max, masked_mean
-from lamalib.nn.san import attention_penalty
+from lamalib.nn.self_attention.san import attention_penalty
 from lamalib.train import TrainConfig, evaluate, fit, pair_classification_step
 
 pytestmark = pytest.mark.usefixtures("one_thread")

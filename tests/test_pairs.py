@@ -5,11 +5,10 @@ independent reading of its sentences."""
 import pytest
 import torch
 
-from lamalib.data import (PairBatches, PairDataset, Vocab, load_dataset,
-                          make_pair_loader)
+from lamalib.data import PairBatches, PairDataset, Vocab, load_dataset, make_pair_loader
 from lamalib.data.batching import BucketBatches
 from lamalib.data.cache import fingerprint
-from lamalib.data.synthetic_nli import ANTONYM, ATTRIBUTES, synthetic_nli
+from lamalib.data.datasets.synthetic_nli import ANTONYM, ATTRIBUTES, synthetic_nli
 
 PAIRS = PairDataset(["a b c", "d e", "f", "g h i j"], ["x", "y z", "w v u", "t"],
                     [0, 1, 2, 1], ["entailment", "neutral", "contradiction"], "toy")

@@ -8,7 +8,7 @@ import torch
 import transformers
 
 from lamalib.models.bert import BertClassifier
-from lamalib.nn.pal import (PALs, attach_pals, find_bert, pal_parameter_count)
+from lamalib.nn.patterns.pal import (PALs, attach_pals, find_bert, pal_parameter_count)
 from lamalib.nn.patterns import Injection, pattern_mask
 from lamalib.testing import assert_padding_invariant
 from lamalib.viz.explorer import collect_attention

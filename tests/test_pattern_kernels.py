@@ -1,4 +1,4 @@
-"""Sparse pattern kernels (lamalib.nn.pattern_kernels) against dense masked attention
+"""Sparse pattern kernels (lamalib.nn.patterns.kernels) against dense masked attention
 (the from-scratch softmax(QK^T / sqrt(d)) under pattern_mask, and torch's fused
 kernel): outputs and gradients at every position, on a padded batch."""
 
@@ -6,9 +6,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lamalib.nn.multihead import scaled_dot_product_attention
-from lamalib.nn.pattern_kernels import (KERNELS, offset_attention, pattern_attention,
-                                        span_attention, span_layout)
+from lamalib.nn.self_attention.multihead import scaled_dot_product_attention
+from lamalib.nn.patterns.kernels import (KERNELS, offset_attention, pattern_attention,
+                                         span_attention, span_layout)
 from lamalib.nn.patterns import pattern_mask, sparsity
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from lamalib.models.te import TEClassifier
-from lamalib.nn.encoder_layer import EncoderLayer
-from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.nn.transformer.encoder_layer import EncoderLayer
+from lamalib.nn.self_attention.multihead import MultiHeadAttention
 from lamalib.data import Vocab
 from lamalib.nn.patterns import (PATTERNS, BoundPattern, Injection, bind_pattern,
                                  every_layer, fix_heads, global_relevance,

@@ -5,13 +5,10 @@ import math
 import pytest
 import torch
 
-from lamalib.nn.positional import (
-    LearnedPositionalEmbedding,
-    SinusoidalPositionalEncoding,
-    build_positional,
-    relative_position_map,
-    sinusoidal_table,
-)
+from lamalib.nn.transformer.positional import (LearnedPositionalEmbedding,
+                                               SinusoidalPositionalEncoding,
+                                               build_positional, relative_position_map,
+                                               sinusoidal_table)
 
 
 def test_table_matches_paper_formula_loop():

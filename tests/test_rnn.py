@@ -1,15 +1,12 @@
-"""The from-scratch cells of lamalib.nn.rnn against nn.RNN / nn.LSTM / nn.GRU."""
+"""The from-scratch cells of lamalib.nn.recurrent.cells against nn.RNN / nn.LSTM /
+nn.GRU."""
 
 import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from lamalib.nn.rnn import (
-    GRUCell,
-    Recurrent,
-    init_memory_bias,
-    input_gradient_norms,
-)
+from lamalib.nn.recurrent.cells import (GRUCell, Recurrent, init_memory_bias,
+                                        input_gradient_norms)
 
 TOL = dict(atol=1e-5, rtol=1e-5)
 

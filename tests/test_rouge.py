@@ -1,9 +1,9 @@
-"""ROUGE-n and the greedy oracle (lamalib.analysis.rouge) against hand-computed
+"""ROUGE-n and the greedy oracle (lamalib.data.rouge) against hand-computed
 examples."""
 
 import pytest
 
-from lamalib.analysis.rouge import greedy_oracle, ngram_counts, rouge_n
+from lamalib.data.rouge import greedy_oracle, ngram_counts, rouge_n
 
 
 def test_rouge_n_by_hand():

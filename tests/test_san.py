@@ -5,7 +5,7 @@ import torch.nn.functional as F
 
 from lamalib.data import Batch
 from lamalib.models import build_model
-from lamalib.nn.san import StructuredSelfAttention, attention_penalty
+from lamalib.nn.self_attention.san import StructuredSelfAttention, attention_penalty
 from lamalib.testing import assert_padding_invariant
 from lamalib.train.steps import classification_step
 

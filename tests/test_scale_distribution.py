@@ -10,12 +10,8 @@ import math
 import pytest
 import torch
 
-from lamalib.nn.scale_distribution import (
-    READINGS,
-    heads_for_layer,
-    round_heads,
-    scale_distribution,
-)
+from lamalib.nn.multiscale.scales import (READINGS, heads_for_layer, round_heads,
+                                          scale_distribution)
 
 PAPER_EXAMPLE = [[5, 2, 2, 1, 0], [4, 2, 2, 1, 1], [2, 2, 2, 2, 2]]
 

@@ -6,9 +6,9 @@ import torch
 
 from lamalib.analysis.segmentation import boundary_f1, pk
 from lamalib.data import Vocab, load_dataset
-from lamalib.data.segmentation import (IGNORE, DocBatches, SegmentedDoc,
-                                       collate_docs, make_segmented_docs,
-                                       split_sentences)
+from lamalib.data.datasets.segmentation import (IGNORE, DocBatches, SegmentedDoc,
+                                                collate_docs, make_segmented_docs,
+                                                split_sentences)
 from lamalib.models.segmenter import BoundaryTagger, boundary_step, predict_gaps
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -5,11 +5,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lamalib.data.translation import make_translation_task
+from lamalib.data.datasets.translation import make_translation_task
 from lamalib.models import build_model
-from lamalib.models.seq2seq import (
-    Seq2Seq, alignment_accuracy, seq2seq_step, translation_metrics,
-)
+from lamalib.models.seq2seq import (Seq2Seq, alignment_accuracy, seq2seq_step,
+                                    translation_metrics)
 from lamalib.train import TrainConfig, fit
 
 V = 9

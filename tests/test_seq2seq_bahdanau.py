@@ -14,7 +14,7 @@ order) gives other weights and other logits.
 import pytest
 import torch
 
-from lamalib.data.translation import make_translation_task
+from lamalib.data.datasets.translation import make_translation_task
 from lamalib.models.seq2seq import Seq2Seq
 
 

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from lamalib.data.translation import make_translation_task
+from lamalib.data.datasets.translation import make_translation_task
 from lamalib.models import build_model
 from lamalib.models.seq2seq import Seq2Seq, translation_metrics
 from lamalib.models.seq2seq_plain import final_states

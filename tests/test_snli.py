@@ -14,7 +14,7 @@ import pytest
 
 from lamalib.data import PairDataset, load_dataset
 from lamalib.data import fetch as download_mod
-from lamalib.data import snli as snli_mod
+from lamalib.data.datasets import snli as snli_mod
 from lamalib.data.fetch import DownloadError
 
 # (gold_label, sentence1, sentence2) as in snli_1.0_*.jsonl; "-": no consensus

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from lamalib.data import Vocab, load_dataset, make_loader
-from lamalib.data import synthetic
-from lamalib.data.synthetic import (CONTRAST, FILLER, NEGATIVE, NEGATORS, POSITIVE,
-                                    bag_twin)
+from lamalib.data.datasets import synthetic
+from lamalib.data.datasets.synthetic import (CONTRAST, FILLER, NEGATIVE, NEGATORS,
+                                             POSITIVE, bag_twin)
 from lamalib.models import registry
 from lamalib.models.bigru import BiGRUMaxClassifier
 from lamalib.models.bow_mlp import BoWMLPClassifier

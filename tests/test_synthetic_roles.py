@@ -5,8 +5,8 @@ import torch
 
 from lamalib.analysis.roles import weight_by_role
 from lamalib.data import load_dataset
-from lamalib.data.synthetic import (CONTRAST, NEGATIVE, NEGATORS, POSITIVE, ROLES,
-                                    token_roles)
+from lamalib.data.datasets.synthetic import (CONTRAST, NEGATIVE, NEGATORS, POSITIVE,
+                                             ROLES, token_roles)
 
 
 @pytest.mark.parametrize("grammar", ["order", "keyword"])

@@ -11,7 +11,8 @@ import urllib.error
 import pytest
 
 from lamalib.data import fetch as download_mod
-from lamalib.data import load_dataset, tab_corpora
+from lamalib.data import load_dataset
+from lamalib.data.datasets import tab_corpora
 from lamalib.data.fetch import DownloadError
 
 R8 = tab_corpora.R8_LABELS

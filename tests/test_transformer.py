@@ -4,11 +4,11 @@ import pytest
 import torch
 from torch import nn
 
-from lamalib.nn.decoder_layer import DecoderLayer
-from lamalib.nn.encoder_decoder import EncoderDecoder
-from lamalib.nn.encoder_layer import EncoderLayer
-from lamalib.nn.residual import residual_class
-from lamalib.nn.stack import Decoder, Encoder
+from lamalib.nn.transformer.decoder_layer import DecoderLayer
+from lamalib.nn.transformer.encoder_decoder import EncoderDecoder
+from lamalib.nn.transformer.encoder_layer import EncoderLayer
+from lamalib.nn.transformer.residual import residual_class
+from lamalib.nn.transformer.stack import Decoder, Encoder
 
 D, H, FF = 16, 4, 32
 

@@ -6,8 +6,8 @@ import torch
 import torch.nn.functional as F
 
 from lamalib.data import Vocab, load_dataset, make_loader
-from lamalib.data.mlm import IGNORE_INDEX
-from lamalib.data.translation import make_translation_task
+from lamalib.data.datasets.mlm import IGNORE_INDEX
+from lamalib.data.datasets.translation import make_translation_task
 from lamalib.models import available_models, build_model
 from lamalib.models.mlm import MaskedLM, MaskedLMStep
 from lamalib.models.te import TEClassifier, TEConfig

@@ -8,8 +8,8 @@ import pytest
 import torch
 from torch import nn
 
-from lamalib.nn.stack import Decoder, Encoder
-from lamalib.nn.token_embedding import Embeddings
+from lamalib.nn.transformer.stack import Decoder, Encoder
+from lamalib.nn.transformer.token_embedding import Embeddings
 
 D, H, FF, L = 16, 4, 32, 2
 

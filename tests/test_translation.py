@@ -3,9 +3,8 @@
 import pytest
 import torch
 
-from lamalib.data.translation import (
-    BOS_ID, EOS_ID, PAD_ID, make_translation_task,
-)
+from lamalib.data.datasets.translation import (BOS_ID, EOS_ID, PAD_ID,
+                                               make_translation_task)
 
 
 @pytest.mark.parametrize("kind", ["copy", "reverse", "reorder"])

@@ -1,5 +1,5 @@
-"""Wiki-727K / wiki_50 (lamalib.data.wiki727k) on a 3-article corpus in the real
-format, built here: sentences, sections as segments, gap labels, the folder and its
+"""Wiki-727K / wiki_50 (lamalib.data.datasets.wiki727k) on a 3-article corpus in the
+real format, built here: sentences, sections as segments, gap labels, the folder and its
 archives (.tar.bz2, a zip holding it), the data directory, the fast offline error, and
 the chapter's segmenter and scores running on the result unchanged."""
 
@@ -14,8 +14,8 @@ import torch
 from lamalib.analysis.segmentation import boundary_f1, pk
 from lamalib.data import Vocab, load_dataset, load_documents
 from lamalib.data.fetch import DownloadError
-from lamalib.data.segmentation import DocBatches
-from lamalib.data.wiki727k import parse_wiki_document, wiki50, wiki727k
+from lamalib.data.datasets.segmentation import DocBatches
+from lamalib.data.datasets.wiki727k import parse_wiki_document, wiki50, wiki727k
 from lamalib.models.segmenter import BoundaryTagger, boundary_step, predict_gaps
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -1,7 +1,7 @@
-"""WikiSection (lamalib.data.wikisection) on a 2-article JSON file in the real format,
-built here: sentences split within each annotation span, a boundary at the first
-sentence of every span after the first, section labels, the file plain, compressed
-and inside the distributed archive, and the fast offline error."""
+"""WikiSection (lamalib.data.datasets.wikisection) on a 2-article JSON file in the real
+format, built here: sentences split within each annotation span, a boundary at the first
+sentence of every span after the first, section labels, the file plain, compressed and
+inside the distributed archive, and the fast offline error."""
 
 import gzip
 import json
@@ -12,7 +12,7 @@ import pytest
 
 from lamalib.data import load_documents
 from lamalib.data.fetch import DownloadError
-from lamalib.data.wikisection import parse_wikisection, wikisection
+from lamalib.data.datasets.wikisection import parse_wikisection, wikisection
 
 # (heading, label, text) per section; the second article has an empty section and
 # its annotations out of order.

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from lamalib.analysis.attention_distance import attention_distances
 from lamalib.data.cache import cached_vocab
-from lamalib.experiments.results import write_json_atomic
+from lamalib.provenance import write_json_atomic
 from lamalib.experiments.runner import (config_record, dataset_identity, load_data,
-                                       split_loaders)
+                                        split_loaders)
 from lamalib.experiments.spec import RunSpec
 from lamalib.models import build_model
 from lamalib.provenance import git_commit, hardware, lamalib_version

@@ -24,9 +24,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from lamalib.analysis.timing import compare_seconds
-from lamalib.nn.local_window import LocalWindowAttention
+from lamalib.nn.self_attention.window import LocalWindowAttention
 from lamalib.nn.masking import band_mask
-from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.nn.self_attention.multihead import MultiHeadAttention
 
 # Per layer: total work, operations that must run one after another, and the longest
 # path between two tokens (Vaswani et al. 2017, table 1 and section 4). n tokens, width

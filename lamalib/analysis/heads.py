@@ -29,7 +29,7 @@ from typing import Callable, Iterable
 import torch
 from torch import nn
 
-from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.nn.self_attention.multihead import MultiHeadAttention
 
 LossFn = Callable[[nn.Module, object], torch.Tensor]
 PARTS = ("q", "k", "v", "out")  # the four projections a head owns a slice of

@@ -2,11 +2,12 @@
 self-attention"; Guo et al. 2020, section 4.1, the mirror-sum figure).
 
 For every K, one training set and one test set are drawn
-(``lamalib.data.mirror_sum.mirror_sum_data``, seeds ``seed + 1`` and ``seed + 2``);
-every model is built from the same seed, trained with ``lamalib.train.fit`` and
-``mse_step`` (no validation set: the epoch with the lowest training loss is kept)
-and scored on the test set. The reference is the MSE of always predicting the
-training targets' mean: a model below it has learned something about the products.
+(``lamalib.data.datasets.mirror_sum.mirror_sum_data``, seeds ``seed + 1`` and
+``seed + 2``); every model is built from the same seed, trained with
+``lamalib.train.fit`` and ``mse_step`` (no validation set: the epoch with the lowest
+training loss is kept) and scored on the test set. The reference is the MSE of always
+predicting the training targets' mean: a model below it has learned something about
+the products.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
-from lamalib.data.mirror_sum import mirror_sum_batches, mirror_sum_data, mse_step
-from lamalib.models.mirror_sum import MirrorSumRegressor
+from lamalib.data.datasets.mirror_sum import mirror_sum_batches, mirror_sum_data
+from lamalib.models.mirror_sum import MirrorSumRegressor, mse_step
 from lamalib.train import TrainConfig, evaluate, fit
 
 

@@ -24,7 +24,8 @@ import torch
 from lamalib import runtime
 from lamalib.analysis.segmentation import boundary_f1, pk
 from lamalib.data import Vocab, load_dataset
-from lamalib.data.segmentation import DocBatches, SegmentedDoc, make_segmented_docs
+from lamalib.data.datasets.segmentation import (DocBatches, SegmentedDoc,
+                                                make_segmented_docs)
 from lamalib.models.segmenter import BoundaryTagger, boundary_step, predict_gaps
 from lamalib.nn.patterns import Injection, every_layer, sparsity, with_never
 from lamalib.train import TrainConfig, fit

@@ -1,9 +1,9 @@
 """Attention weight summed by the role each token plays (chapter "Self-attention and
 multi-head attention").
 
-A synthetic task knows the role of every token (operator, the word it governs, ...;
-see :func:`lamalib.data.synthetic.token_roles`), so instead of asking whether attention
-looks "at the evidence" we can say where each hop or head puts its weight.
+A synthetic task knows the role of every token (operator, the word it governs, ...; see
+:func:`lamalib.data.datasets.synthetic.token_roles`), so instead of asking whether
+attention looks "at the evidence" we can say where each hop or head puts its weight.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Callable
 
 import torch
 
-from ..provenance import git_commit, hardware, write_json_atomic  # noqa: F401
+from lamalib.provenance import git_commit, hardware, write_json_atomic
 
 
 def _sync() -> None:

@@ -3,18 +3,18 @@
 Chapter "Setup and a first model" walks through every piece.
 """
 
-from .batching import Batch, BucketBatches, make_loader, pad_sequences
-from .dataset import TextDataset
-from .fetch import DownloadError, data_dir, download
-from .embedded import gensim_datapath
-from .pair_batching import PairBatch, PairBatches, make_pair_loader
-from .pair_dataset import PairDataset
-from .registry import (available_datasets, available_documents, load_corpus,
-                       load_dataset, load_documents)
-from .split import stratified_split
-from .table import Splits, label_order, load_splits, load_table
-from .tokenize import tokenize
-from .vocab import Vocab
+from lamalib.data.batching import Batch, BucketBatches, make_loader, pad_sequences
+from lamalib.data.dataset import TextDataset
+from lamalib.data.fetch import DownloadError, data_dir, download
+from lamalib.data.datasets.embedded import gensim_datapath
+from lamalib.data.pair_batching import PairBatch, PairBatches, make_pair_loader
+from lamalib.data.pair_dataset import PairDataset
+from lamalib.data.registry import (available_datasets, available_documents, load_corpus,
+                                   load_dataset, load_documents)
+from lamalib.data.split import stratified_split
+from lamalib.data.table import Splits, label_order, load_splits, load_table
+from lamalib.data.tokenize import tokenize
+from lamalib.data.vocab import Vocab
 
 __all__ = [
     "Batch",

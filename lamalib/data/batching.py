@@ -8,8 +8,8 @@ from typing import Iterator, Sequence
 
 import torch
 
-from .dataset import TextDataset
-from .vocab import Vocab
+from lamalib.data.dataset import TextDataset
+from lamalib.data.vocab import Vocab
 
 
 def pad_sequences(

@@ -16,11 +16,11 @@ from typing import Callable
 
 import numpy as np
 
-from .batching import encode_texts
-from .dataset import TextDataset
-from .fetch import data_dir
-from .pair_dataset import PairDataset
-from .vocab import Vocab
+from lamalib.data.batching import encode_texts
+from lamalib.data.dataset import TextDataset
+from lamalib.data.fetch import data_dir
+from lamalib.data.pair_dataset import PairDataset
+from lamalib.data.vocab import Vocab
 
 
 def cache_dir() -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .tokenize import tokenize
+from lamalib.data.tokenize import tokenize
 
 
 @dataclass

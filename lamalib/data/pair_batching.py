@@ -8,9 +8,10 @@ from typing import Sequence
 
 import torch
 
-from .batching import BucketBatches, TensorFields, encode_texts, pad_sequences
-from .pair_dataset import PairDataset
-from .vocab import Vocab
+from lamalib.data.batching import (BucketBatches, TensorFields, encode_texts,
+                                   pad_sequences)
+from lamalib.data.pair_dataset import PairDataset
+from lamalib.data.vocab import Vocab
 
 
 @dataclass

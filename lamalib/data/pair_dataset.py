@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .dataset import TextDataset
+from lamalib.data.dataset import TextDataset
 
 
 @dataclass

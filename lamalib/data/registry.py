@@ -7,18 +7,18 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable
 
-from .cnn_dailymail import cnn_dailymail
-from .dataset import TextDataset
-from .embedded import lee_corpus, movie_reviews, newsgroups
-from .pair_dataset import PairDataset
-from .remote import SENTENCE_SETS, imdb, sentence_set
-from .snli import snli
-from .tab_corpora import MTL16_DOMAINS, mtl16, r8
-from .synthetic import synthetic_sentiment
-from .synthetic_nli import synthetic_nli
-from .wiki727k import wiki50, wiki727k
-from .wikisection import DATASETS as WIKISECTION_SETS
-from .wikisection import wikisection
+from lamalib.data.datasets.cnn_dailymail import cnn_dailymail
+from lamalib.data.dataset import TextDataset
+from lamalib.data.datasets.embedded import lee_corpus, movie_reviews, newsgroups
+from lamalib.data.pair_dataset import PairDataset
+from lamalib.data.datasets.remote import SENTENCE_SETS, imdb, sentence_set
+from lamalib.data.datasets.snli import snli
+from lamalib.data.datasets.tab_corpora import MTL16_DOMAINS, mtl16, r8
+from lamalib.data.datasets.synthetic import synthetic_sentiment
+from lamalib.data.datasets.synthetic_nli import synthetic_nli
+from lamalib.data.datasets.wiki727k import wiki50, wiki727k
+from lamalib.data.datasets.wikisection import DATASETS as WIKISECTION_SETS
+from lamalib.data.datasets.wikisection import wikisection
 
 # name -> (loader(split, **kw), where it comes from). Embedded ones work offline.
 # Sentence-pair tasks (snli, synthetic_nli) give a PairDataset.

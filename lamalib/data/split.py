@@ -7,7 +7,7 @@ import math
 import random
 from collections import defaultdict
 
-from .dataset import TextDataset
+from lamalib.data.dataset import TextDataset
 
 
 def stratified_split(

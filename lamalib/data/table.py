@@ -32,8 +32,8 @@ from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
-from .dataset import TextDataset
-from .textio import DECOMPRESS, read_text
+from lamalib.data.dataset import TextDataset
+from lamalib.data.textio import DECOMPRESS, read_text
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .tokenize import tokenize
+from lamalib.data.tokenize import tokenize
 
 PAD, UNK, CLS = "<pad>", "<unk>", "[CLS]"
 

@@ -21,7 +21,7 @@ BENCHMARKS = {  # name -> file in gensim's test data
 
 
 def _path(file: str | Path) -> Path:
-    from ..data import gensim_datapath
+    from lamalib.data import gensim_datapath
 
     return Path(file) if Path(file).exists() else gensim_datapath(str(file))
 

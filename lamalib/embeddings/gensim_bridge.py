@@ -17,25 +17,15 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from ..data import DownloadError
-from ..runtime import by_profile
-from .train import Word2VecConfig
-from .vectors_file import embedding_matrix
+from lamalib.data import DownloadError
+from lamalib.runtime import by_profile
+from lamalib.embeddings.train import Word2VecConfig
+from lamalib.embeddings.vectors_file import embedding_matrix
 
 EMBEDDED_CORPUS_HINT = (
     "Without network, train on the embedded Lee corpus instead: "
     "lamalib.data.load_corpus('lee') (what the quick profile uses)."
 )
-
-
-def to_keyed_vectors(words: Sequence[str], vectors: np.ndarray):
-    """gensim ``KeyedVectors`` holding ``vectors (V, E)`` under the keys ``words``."""
-    from gensim.models import KeyedVectors
-
-    vectors = np.asarray(vectors, dtype=np.float32)  # (V, E)
-    kv = KeyedVectors(vector_size=vectors.shape[1])
-    kv.add_vectors(list(words), vectors)
-    return kv
 
 
 def gensim_word2vec(sentences: Sequence[Sequence[str]], config: Word2VecConfig):
@@ -126,7 +116,7 @@ def load_text8(sentence_length: int = 1000) -> list[list[str]]:
 
 def word2vec_corpus() -> tuple[str, list[list[str]]]:
     """``(name, sentences)`` of the run profile: Lee corpus (quick) or text8 (full)."""
-    from ..data import load_corpus
+    from lamalib.data import load_corpus
 
     name = by_profile(quick="lee", full="text8")
     return name, (load_corpus("lee") if name == "lee" else load_text8())

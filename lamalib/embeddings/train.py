@@ -15,10 +15,12 @@ from typing import Sequence
 
 import torch
 
-from ..runtime import get_device, show_progress
-from .sampling import (context_pairs, context_windows, draw_negatives,
-                       keep_probabilities, noise_distribution, subsample)
-from .word2vec import CBOW, SkipGram
+from lamalib.runtime import get_device, show_progress
+from lamalib.embeddings.keyed_vectors import to_keyed_vectors
+from lamalib.embeddings.sampling import (context_pairs, context_windows, draw_negatives,
+                                         keep_probabilities, noise_distribution,
+                                         subsample)
+from lamalib.embeddings.word2vec import CBOW, SkipGram
 
 
 @dataclass
@@ -55,8 +57,6 @@ class Word2VecRun:
 
     def keyed_vectors(self):
         """The input vectors as gensim ``KeyedVectors`` (neighbours, evaluation)."""
-        from .gensim_bridge import to_keyed_vectors
-
         return to_keyed_vectors(self.words, self.model.vectors.cpu().numpy())
 
 

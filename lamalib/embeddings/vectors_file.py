@@ -16,7 +16,7 @@ from typing import Iterator, Mapping
 import numpy as np
 import torch
 
-from ..data.textio import OPEN, open_binary
+from lamalib.data.textio import OPEN, open_binary
 
 GLOVE_HINT = (
     "GloVe's vectors are at https://nlp.stanford.edu/projects/glove/ (e.g. "

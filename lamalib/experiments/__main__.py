@@ -3,10 +3,10 @@ dataset) are printed as one line, not as a traceback."""
 
 import sys
 
-from ..data.fetch import DownloadError
-from ..models.bert import PretrainedUnavailable
-from .cli import FILE_KEYS, main
-from .results import ResultsConflict
+from lamalib.data.fetch import DownloadError
+from lamalib.models.bert import PretrainedUnavailable
+from lamalib.experiments.cli import FILE_KEYS, main
+from lamalib.experiments.results import ResultsConflict
 
 try:
     main()

@@ -9,14 +9,14 @@ import json
 import sys
 from pathlib import Path
 
-from ..data import DownloadError, available_datasets
-from ..models import available_models, model_options
-from ..models.bert import PretrainedUnavailable
-from ..train import TrainConfig
-from .papers import PAPERS, paper_spec_fields
-from .results import RESULTS_DIR, ResultsConflict, results_table
-from .runner import CHECKPOINTS, run
-from .spec import RunSpec
+from lamalib.data import DownloadError, available_datasets
+from lamalib.models import available_models, model_options
+from lamalib.models.bert import PretrainedUnavailable
+from lamalib.train import TrainConfig
+from lamalib.experiments.papers import PAPERS, paper_spec_fields
+from lamalib.experiments.results import RESULTS_DIR, ResultsConflict, results_table
+from lamalib.experiments.runner import CHECKPOINTS, run
+from lamalib.experiments.spec import RunSpec
 
 SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "experiment", "model", "dataset", "seed", "model_options", "train", "train_file",
@@ -151,8 +151,8 @@ def cmd_report(args, argv) -> None:
 
 
 def cmd_vectors(args, argv) -> None:
-    from ..embeddings import Word2VecConfig
-    from .vectors import run_vectors
+    from lamalib.embeddings import Word2VecConfig
+    from lamalib.experiments.vectors import run_vectors
 
     config = Word2VecConfig(dim=args.dim, epochs=args.epochs, min_count=args.min_count)
     run_vectors(args.corpus, args.impl, args.arch, config, Path(args.results), argv,

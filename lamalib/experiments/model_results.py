@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .papers import PAPERS
-from .results import RESULTS_DIR
-from .sources import model_runs
+from lamalib.experiments.papers import PAPERS
+from lamalib.experiments.results import RESULTS_DIR
+from lamalib.experiments.sources import model_runs
 
 
 def model_results(model: str, results_dir: Path | str = RESULTS_DIR) -> list[dict]:

@@ -10,7 +10,6 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..provenance import write_json_atomic  # noqa: F401 (re-exported)
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
 PUBLISHED = "published.json"

@@ -19,20 +19,21 @@ from pathlib import Path
 
 import torch
 
-from ..data import (PairBatches, PairDataset, Vocab, load_dataset, load_splits,
-                    stratified_split)
-from ..data.batching import BucketBatches
-from ..data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
-                          vocab_digest)
-from ..models import build_model, model_options
-from ..nn.positional import LearnedPositionalEmbedding
-from ..runtime import get_device, profile, seed_everything
-from ..train import (classification_step, distributed, evaluate, fit,
-                     pair_classification_step)
-from ..provenance import command_line, git_commit, hardware, lamalib_version
-from .results import (RESULTS_DIR, ResultsConflict, is_complete, run_lock,
-                      write_json_atomic)
-from .spec import RunSpec
+from lamalib.data import (PairBatches, PairDataset, Vocab, load_dataset, load_splits,
+                          stratified_split)
+from lamalib.data.batching import BucketBatches
+from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
+                                vocab_digest)
+from lamalib.models import build_model, model_options
+from lamalib.nn.transformer.positional import LearnedPositionalEmbedding
+from lamalib.runtime import get_device, profile, seed_everything
+from lamalib.train import (classification_step, distributed, evaluate, fit,
+                           pair_classification_step)
+from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
+                                write_json_atomic)
+from lamalib.experiments.results import (RESULTS_DIR, ResultsConflict, is_complete,
+                                         run_lock)
+from lamalib.experiments.spec import RunSpec
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 
@@ -165,7 +166,7 @@ def model_vocab(spec: RunSpec, train):
     ids a pretrained BERT reads (``lamalib.models.bert.bert_vocab``; fails fast
     offline)."""
     if spec.model == "bert":
-        from ..models.bert import DEFAULT_NAME, bert_vocab
+        from lamalib.models.bert import DEFAULT_NAME, bert_vocab
 
         name = spec.model_options.get("pretrained_name", DEFAULT_NAME)
         if name is not None:
@@ -188,7 +189,7 @@ def resolved_model_options(spec: RunSpec) -> dict:
 
 def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tensor:
     """word2vec on the training split (gensim), cached by content as a NumPy array."""
-    from ..embeddings import pretrain_for
+    from lamalib.embeddings import pretrain_for
 
     return torch.from_numpy(cached_array(
         "word2vec",
@@ -201,8 +202,8 @@ def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tens
 def file_vectors(spec: RunSpec, vocab: Vocab, dim: int) -> tuple[torch.Tensor, dict]:
     """Vectors for ``vocab`` from the file ``spec.embeddings`` (GloVe or word2vec text
     format), and what the results file records of it (name, SHA-256, coverage)."""
-    from ..data.fetch import sha256sum
-    from ..embeddings.vectors_file import GLOVE_HINT, vectors_for
+    from lamalib.data.fetch import sha256sum
+    from lamalib.embeddings.vectors_file import GLOVE_HINT, vectors_for
 
     path = Path(spec.embeddings).expanduser()
     if not path.is_file():

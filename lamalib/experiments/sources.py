@@ -7,8 +7,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from ..provenance import reproducible_args
-from .results import RESULTS_DIR, load_results
+from lamalib.provenance import reproducible_args
+from lamalib.experiments.results import RESULTS_DIR, load_results
 
 
 def device_label(hw: dict) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..train import TrainConfig
+from lamalib.train import TrainConfig
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .results import RESULTS_DIR
+from lamalib.experiments.results import RESULTS_DIR
 
 SCORES = ("WordSim-353 ρ", "WordSim-353 pairs", "SimLex-999 ρ", "SimLex-999 pairs",
           "analogy accuracy", "analogy questions")

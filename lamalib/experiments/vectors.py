@@ -5,20 +5,20 @@ lamalib.experiments vectors``)."""
 from __future__ import annotations
 
 import hashlib
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from ..data import load_corpus, load_dataset
-from ..data.tokenize import tokenize
-from ..data.fetch import sha256sum
-from ..embeddings import (Word2VecConfig, evaluate_vectors, gensim_word2vec,
-                          save_vectors, train_word2vec)
-from ..provenance import command_line, git_commit, hardware, lamalib_version
-from ..runtime import profile
-from .results import RESULTS_DIR, run_lock, write_json_atomic
+from lamalib.data import load_corpus, load_dataset
+from lamalib.data.tokenize import tokenize
+from lamalib.data.fetch import sha256sum
+from lamalib.embeddings import (Word2VecConfig, evaluate_vectors, gensim_word2vec,
+                                save_vectors, train_word2vec)
+from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
+from lamalib.runtime import profile
+from lamalib.experiments.results import RESULTS_DIR, run_lock
+from lamalib.provenance import write_json_atomic
 
 # Words whose neighbours the chapter prints: frequent in reviews and in news.
 PROBES = ("good", "bad", "movie", "actor", "funny", "boring", "music", "police",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..nn.embedding import word_embedding
-from ..nn.pooling import masked_mean
-from .registry import register_model
+from lamalib.nn.recurrent.embedding import word_embedding
+from lamalib.nn.pooling import masked_mean
+from lamalib.models.registry import register_model
 
 
 @register_model("avg")

@@ -20,7 +20,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from lamalib.data.translation import BOS_ID, EOS_ID, PAD_ID
+from lamalib.data.datasets.translation import BOS_ID, EOS_ID, PAD_ID
 from lamalib.models.seq2seq import Seq2Seq
 from lamalib.nn.transformer import EncoderDecoder
 

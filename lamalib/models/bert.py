@@ -33,9 +33,9 @@ from urllib.request import getproxies
 import torch
 from torch import nn
 
-from ..data.tokenize import tokenize
-from ..data.vocab import Vocab
-from .registry import register_model
+from lamalib.data.tokenize import tokenize
+from lamalib.data.vocab import Vocab
+from lamalib.models.registry import register_model
 
 DEFAULT_NAME = "bert-base-uncased"  # the LAMA paper's BERT (section 4.2)
 # BERT-base's sizes (Devlin et al. 2019): a random model without sizes gets these.
@@ -241,7 +241,8 @@ class BertClassifier(nn.Module):
 
     @property
     def bert(self) -> nn.Module:
-        """The ``transformers.BertModel`` inside (e.g. for ``lamalib.nn.pal``)."""
+        """The ``transformers.BertModel`` inside (e.g. for
+        ``lamalib.nn.patterns.pal``)."""
         return self.net.bert
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..nn.bigru import BiGRU
-from ..nn.embedding import word_embedding
-from ..nn.pooling import masked_max
-from .registry import register_model
+from lamalib.nn.recurrent.bigru import BiGRU
+from lamalib.nn.recurrent.embedding import word_embedding
+from lamalib.nn.pooling import masked_max
+from lamalib.models.registry import register_model
 
 
 @register_model("bigru_max")

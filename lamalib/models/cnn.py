@@ -10,10 +10,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..nn.embedding import word_embedding
-from ..nn.pooling import masked_max
-from ..nn.masking import lengths_to_mask
-from .registry import register_model
+from lamalib.nn.recurrent.embedding import word_embedding
+from lamalib.nn.pooling import masked_max
+from lamalib.nn.masking import lengths_to_mask
+from lamalib.models.registry import register_model
 
 
 @register_model("cnn")

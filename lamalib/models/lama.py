@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from ..nn.bigru import BiGRU
-from ..nn.embedding import word_embedding
-from ..nn.lama import DISAGREEMENTS, LowRankMultiHeadAttention
-from ..nn.positional import build_positional
-from .registry import register_model
+from lamalib.nn.recurrent.bigru import BiGRU
+from lamalib.nn.recurrent.embedding import word_embedding
+from lamalib.nn.lama import DISAGREEMENTS, LowRankMultiHeadAttention
+from lamalib.nn.transformer.positional import build_positional
+from lamalib.models.registry import register_model
 
 
 @dataclass

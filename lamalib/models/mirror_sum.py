@@ -14,9 +14,11 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from ..nn.multiscale import MultiScaleLayer, Scale
-from ..nn.positional import SinusoidalPositionalEncoding
-from ..nn.stack import Encoder
+from lamalib.data.datasets.mirror_sum import MirrorBatch
+from lamalib.nn.multiscale import MultiScaleLayer, Scale
+from lamalib.nn.transformer.positional import SinusoidalPositionalEncoding
+from lamalib.nn.transformer.stack import Encoder
+from lamalib.train.steps import StepOutput
 
 # The paper's three MS-Trans settings (10 heads per layer) and its Transformer; the
 # Transformer's depth and feed-forward width are not given there (ours: 2 layers).
@@ -68,3 +70,10 @@ class MirrorSumRegressor(nn.Module):
         else:
             h = self.body(h)  # (B, N, D)
         return self.out(h.mean(1))  # (B, d)
+
+
+def mse_step(model: torch.nn.Module, batch: MirrorBatch) -> StepOutput:
+    """Mean squared error of ``model(inputs)`` against the targets, for ``fit``."""
+    pred = model(batch.inputs)  # (B, d)
+    loss = torch.nn.functional.mse_loss(pred, batch.targets)
+    return StepOutput(loss, 0, len(batch.targets))

@@ -1,8 +1,8 @@
 """A tiny BERT-style masked language model (chapter "The Transformer").
 
 A Transformer encoder reads the corrupted sentence and predicts, at every selected
-position, the original token (``lamalib.data.mlm.mask_tokens``); the output layer
-shares its weights with the input embedding, as in BERT.
+position, the original token (``lamalib.data.datasets.mlm.mask_tokens``); the output
+layer shares its weights with the input embedding, as in BERT.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..data.mlm import IGNORE_INDEX, mask_tokens
-from ..nn.norm import LayerNorm
-from ..nn.token_encoder import TokenEncoder
-from ..train import StepOutput
-from ..train.steps import smoothing
+from lamalib.data.datasets.mlm import IGNORE_INDEX, mask_tokens
+from lamalib.nn.transformer.norm import LayerNorm
+from lamalib.nn.transformer.token_encoder import TokenEncoder
+from lamalib.train import StepOutput
+from lamalib.train.steps import smoothing
 
 
 @dataclass

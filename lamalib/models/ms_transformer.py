@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from ..nn.embedding import word_embedding
-from ..nn.multiscale import MultiScaleLayer, Scale, parse_scale
-from ..nn.pooling import masked_max
-from ..nn.scale_distribution import heads_for_layer, scale_distribution
-from .registry import register_model
+from lamalib.nn.recurrent.embedding import word_embedding
+from lamalib.nn.multiscale import MultiScaleLayer, Scale, parse_scale
+from lamalib.nn.pooling import masked_max
+from lamalib.nn.multiscale.scales import heads_for_layer, scale_distribution
+from lamalib.models.registry import register_model
 
 
 @dataclass

@@ -13,7 +13,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .registry import MODELS, available_models, build_model, register_model
+from lamalib.models.registry import (MODELS, available_models, build_model,
+                                     register_model)
 
 
 def sentence_encoders() -> list[str]:

@@ -12,6 +12,7 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 from typing import Callable
 
 import torch
@@ -41,10 +42,9 @@ def register_model(name: str, kind: str = "classifier"):
 
 
 def _import_all() -> None:
-    import lamalib.models as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
+    # every module beside this one registers its models when imported
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        importlib.import_module(f"{__package__}.{info.name}")
 
 
 def _known(name: str) -> type:

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..nn.rnn import Recurrent
+from lamalib.nn.recurrent.cells import Recurrent
 
 
 class RNNLanguageModel(nn.Module):

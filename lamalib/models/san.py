@@ -8,10 +8,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..nn.bigru import BiGRU
-from ..nn.embedding import word_embedding
-from ..nn.san import StructuredSelfAttention, attention_penalty
-from .registry import register_model
+from lamalib.nn.recurrent.bigru import BiGRU
+from lamalib.nn.recurrent.embedding import word_embedding
+from lamalib.nn.self_attention.san import StructuredSelfAttention, attention_penalty
+from lamalib.models.registry import register_model
 
 
 @register_model("san")

@@ -16,10 +16,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..data.segmentation import IGNORE
-from ..nn.patterns import Injection, fix_heads, head_attention_mask
-from ..nn.token_encoder import TokenEncoder
-from ..train.steps import StepOutput
+from lamalib.data.datasets.segmentation import IGNORE
+from lamalib.nn.patterns import Injection, fix_heads, head_attention_mask
+from lamalib.nn.transformer.token_encoder import TokenEncoder
+from lamalib.train.steps import StepOutput
 
 
 @dataclass

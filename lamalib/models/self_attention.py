@@ -11,11 +11,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..nn.embedding import word_embedding
-from ..nn.multihead import MultiHeadAttention
-from ..nn.pooling import masked_mean
-from ..nn.positional import SinusoidalPositionalEncoding
-from .registry import register_model
+from lamalib.nn.recurrent.embedding import word_embedding
+from lamalib.nn.self_attention.multihead import MultiHeadAttention
+from lamalib.nn.pooling import masked_mean
+from lamalib.nn.transformer.positional import SinusoidalPositionalEncoding
+from lamalib.models.registry import register_model
 
 
 @register_model("self_attention")

@@ -21,11 +21,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lamalib.data.translation import BOS_ID, EOS_ID, PAD_ID
+from lamalib.data.datasets.translation import BOS_ID, EOS_ID, PAD_ID
 from lamalib.models.registry import register_model
 from lamalib.models.seq2seq_plain import PlainDecoder
-from lamalib.nn.attention import Attention
-from lamalib.nn.bigru import BiGRU
+from lamalib.nn.attention.unified import Attention
+from lamalib.nn.recurrent.bigru import BiGRU
 from lamalib.train import StepOutput
 from lamalib.train.steps import smoothing
 
@@ -108,7 +108,8 @@ class Seq2Seq(nn.Module):
     """BiGRU encoder + attention decoder (or the plain decoder without attention).
 
     Args:
-        vocab_size: V, shared by source and target (``lamalib.data.translation`` ids).
+        vocab_size: V, shared by source and target (ids of
+            ``lamalib.data.datasets.translation``).
         d_emb, d_hidden: embedding width E and state width D (even).
         decoder: ``"bahdanau"``, ``"luong"`` or ``"plain"`` (no attention).
         score: a registered score name; None picks ``additive`` for Bahdanau and

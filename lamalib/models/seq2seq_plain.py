@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lamalib.data.translation import PAD_ID
+from lamalib.data.datasets.translation import PAD_ID
 
 
 def final_states(memory: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

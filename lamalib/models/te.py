@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from ..nn.embedding import load_pretrained_
-from ..nn.pooling import masked_mean
-from ..nn.token_encoder import TokenEncoder
-from .registry import register_model
+from lamalib.nn.recurrent.embedding import load_pretrained_
+from lamalib.nn.pooling import masked_mean
+from lamalib.nn.transformer.token_encoder import TokenEncoder
+from lamalib.models.registry import register_model
 
 
 @dataclass

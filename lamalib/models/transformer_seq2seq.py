@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import torch
 
-from ..data.translation import PAD_ID
-from ..nn.encoder_decoder import EncoderDecoder
-from .registry import register_model
-from .seq2seq import greedy_tokens
+from lamalib.data.datasets.translation import PAD_ID
+from lamalib.nn.transformer.encoder_decoder import EncoderDecoder
+from lamalib.models.registry import register_model
+from lamalib.models.seq2seq import greedy_tokens
 
 
 @register_model("transformer_seq2seq", kind="seq2seq")
 class TransformerSeq2Seq(EncoderDecoder):
-    """:class:`~lamalib.nn.encoder_decoder.EncoderDecoder` over one shared vocabulary.
+    """:class:`~lamalib.nn.transformer.encoder_decoder.EncoderDecoder` over one shared
+    vocabulary.
 
     ``forward`` returns ``(logits (B, T, V), weights (B, T, S))`` where ``weights`` is
     the last decoder layer's encoder-decoder attention averaged over its heads: the

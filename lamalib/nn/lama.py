@@ -20,8 +20,8 @@ along the words of each head, with padding masked.
 
 Disagreement regularisers, section 3.4, added to the loss as ``lambda * D`` (eq. 18):
 ``||A A^T - I||_F^2`` on the positions (eq. 19a, SAN's
-:func:`lamalib.nn.san.attention_penalty`) and the mean pairwise cosine of the rows of
-S on the embeddings (eq. 19b).
+:func:`lamalib.nn.self_attention.san.attention_penalty`) and the mean pairwise cosine of
+the rows of S on the embeddings (eq. 19b).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from torch import nn
 
 from lamalib.nn.masking import masked_softmax
 from lamalib.nn.pooling import masked_mean
-from lamalib.nn.san import attention_penalty
+from lamalib.nn.self_attention.san import attention_penalty
 
 INIT_STD = 0.1  # section 3.2: "Gaussian priors with mean 0 and standard deviation 0.1"
 

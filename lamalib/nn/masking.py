@@ -1,4 +1,5 @@
-"""Masks and the masked softmax (chapter "Attention mechanisms").
+"""Masks and the masked softmax (chapter "Attention mechanisms"): the ground floor of
+``lamalib.nn``, used by every folder of it.
 
 Convention: a bool mask is ``True`` where a position takes part (a real token, or a key
 that a query may attend to) and ``False`` where it must be ignored (padding, the
@@ -67,7 +68,7 @@ def band_mask(T: int, radius: int, device: torch.device | None = None) -> torch.
     Restricted self-attention (chapter "Self-attention and multi-head attention"):
     every query sees a neighbourhood of ``2 * radius + 1`` positions centred on itself
     (fewer at the edges). Full attention under this mask still computes all T x T
-    scores; ``lamalib.nn.local_window`` computes only the band.
+    scores; ``lamalib.nn.self_attention.window`` computes only the band.
     """
     if radius < 0:
         raise ValueError(f"radius must be >= 0, got {radius}")

@@ -3,10 +3,11 @@
 Chapter "Setup and a first model" shows it; later chapters plug in their own ``step``.
 """
 
-from .config import TrainConfig
-from .history import History
-from .loop import evaluate, fit, predict
-from .steps import StepOutput, classification_step, pair_classification_step
+from lamalib.train.config import TrainConfig
+from lamalib.train.history import History
+from lamalib.train.loop import evaluate, fit, predict
+from lamalib.train.steps import (StepOutput, classification_step,
+                                 pair_classification_step)
 
 __all__ = [
     "History",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from .config import TrainConfig
+from lamalib.train.config import TrainConfig
 
 # Settings that may change between an interrupted run and its resumption: where it
 # runs, how it reports, how long it may go on. Every other field identifies the run.

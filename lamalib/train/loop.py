@@ -11,15 +11,15 @@ from typing import Callable, Iterable
 import torch
 from tqdm.auto import tqdm
 
-from ..runtime import get_device, seed_everything, show_progress
-from . import distributed
-from .checkpoint import load_checkpoint, save_checkpoint
-from .config import TrainConfig
-from .history import History
-from .identity import check_identity, run_identity
-from .optim import build_optimizer
-from .schedule import build_scheduler
-from .steps import StepOutput, classification_step
+from lamalib.runtime import get_device, seed_everything, show_progress
+from lamalib.train import distributed
+from lamalib.train.checkpoint import load_checkpoint, save_checkpoint
+from lamalib.train.config import TrainConfig
+from lamalib.train.history import History
+from lamalib.train.identity import check_identity, run_identity
+from lamalib.train.optim import build_optimizer
+from lamalib.train.schedule import build_scheduler
+from lamalib.train.steps import StepOutput, classification_step
 
 Step = Callable[[torch.nn.Module, object], StepOutput]
 Callback = Callable[[int, History, torch.nn.Module], None]

@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 
 import torch
 
-from .config import TrainConfig
+from lamalib.train.config import TrainConfig
 
 Params = Iterable[torch.nn.Parameter]
 

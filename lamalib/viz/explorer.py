@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import io
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -21,7 +21,7 @@ import torch
 from IPython.display import HTML, Image, display
 
 from lamalib.data.tokenize import tokenize
-from lamalib.nn.multihead import MultiHeadAttention
+from lamalib.nn.self_attention.collect import collect_attention
 from lamalib.viz.heatmap import attention_heatmap
 from lamalib.viz.highlight import tokens_html
 
@@ -178,39 +178,6 @@ def explore(examples: Sequence, max_tokens: int = MAX_TOKENS,
     explorer = AttentionExplorer(examples, max_tokens)
     explorer.show(**view)
     return explorer
-
-
-@torch.no_grad()
-def collect_attention(model: torch.nn.Module,
-                      run: Callable[[], object]) -> torch.Tensor:
-    """Run ``run()`` with weight keeping on; stack the self-attention weights.
-
-    Every module with a bool ``keep_weights`` flag is switched on for the call (and
-    restored after). The weights are read from each :class:`MultiHeadAttention`'s
-    ``last_weights`` in module order, keeping the square (self-attention) ones.
-
-    Returns ``(L, B, H, T, T)``.
-    """
-    flagged = [m for m in model.modules()
-               if isinstance(getattr(m, "keep_weights", None), bool)]
-    before = [m.keep_weights for m in flagged]
-    attn = [m for m in model.modules() if isinstance(m, MultiHeadAttention)]
-    for m in attn:
-        m.last_weights = None  # only this call's weights count
-    try:
-        for m in flagged:
-            m.keep_weights = True
-        run()
-    finally:
-        for m, flag in zip(flagged, before):
-            m.keep_weights = flag
-    weights = [m.last_weights for m in attn
-               if m.last_weights is not None and m.last_weights.shape[-1]
-               == m.last_weights.shape[-2]]
-    if not weights:
-        raise RuntimeError("the model kept no attention weights: it needs "
-                           "MultiHeadAttention layers called with need_weights=True")
-    return torch.stack(weights)  # (L, B, H, T, T)
 
 
 def examples_from_model(model: torch.nn.Module, vocab, texts: Sequence[str],

@@ -1,0 +1,262 @@
+"""Multi-scale self-attention (chapter "Multi-scale self-attention", eqs. (1)-(5);
+the paper's eqs. (6)-(10)).
+
+Guo et al. (2020) give every head of multi-head self-attention its own *scale* ω: head
+i at position j attends only to positions ``j - ω_i .. j + ω_i`` (scale-aware
+self-attention, SASA, eqs. (1)-(3)); the heads are concatenated and projected
+(MSMSA, eq. (4)); a layer is ``LayerNorm(H + ReLU(MSMSA(H)))`` with no feed-forward
+sublayer and no positional embedding (eq. (5)).
+
+A scale is a constant (``3``: ω = 3) or a fraction of the length (``"N/16"``). The
+paper forces scales to be odd; we read ``"N/k"`` as ``ω = floor(N / k)``, raised to
+the next odd number when even (so never below 1): N = 100 gives N/16 -> 7,
+N/8 -> 13, N/4 -> 25, N/2 -> 51. N is each sequence's own number of real tokens (not
+the padded width), so padding never changes a radius. A radius ``ω >= T`` is the
+same function as ``ω = T - 1`` (every key is within reach): it is clamped to that.
+
+Heads that share a scale are computed together by one of three kernels, chosen by name:
+``"window"`` (:func:`lamalib.nn.self_attention.window.window_attention`: the
+``T x (2ω + 1)`` band one diagonal at a time), ``"blocked"``
+(:func:`lamalib.nn.multiscale.blocked_band.blocked_band_attention`: blocks of queries
+against slabs of keys through the fused kernel, ``T x (b + 2ω)``) or ``"dense"`` (full
+attention through ``F.scaled_dot_product_attention`` under the band mask, ``T x T``).
+``"auto"`` picks by the radius and the length, with thresholds measured by
+``benchmarks/band_kernels.py`` (:func:`pick_kernel`). Tests prove all of them equal full
+attention under a band mask per head, in outputs and gradients.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, Union
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lamalib.nn.multiscale.blocked_band import blocked_band_attention, default_block
+from lamalib.nn.self_attention.window import band_to_full, window_attention
+from lamalib.nn.self_attention.multihead import (MultiHeadAttention, fast_attention,
+                                                 scaled_dot_product_attention)
+from lamalib.nn.transformer.norm import LayerNorm
+
+Scale = Union[int, str]  # 3 (a constant ω) or "N/16" (a fraction of the length)
+KERNELS = ("auto", "window", "blocked", "dense")
+# "auto", from benchmarks/band_kernels.py (one CPU thread, forward + backward, 4096
+# tokens a call, T from 64 to 4096): the diagonal-by-diagonal window is fastest up to
+# ω = 3 (it makes 2ω + 1 passes over the keys); beyond, the blocked kernel wins from
+# T = 256 on while its slabs (b + 2ω keys a query) hold at most about 60% of the
+# length; shorter sequences and wider slabs go to dense attention under the band
+# mask, which has no per-block overhead and whose time does not depend on ω.
+WINDOW_MAX_RADIUS = 3
+BLOCKED_MIN_LENGTH = 256
+BLOCKED_MAX_SHARE = 0.6
+
+
+def pick_kernel(radii: torch.Tensor, T: int) -> str:
+    """The kernel ``"auto"`` runs for heads of radii ``(B,)`` (clamped to ``T - 1``)
+    over T positions: ``"window"``, ``"blocked"`` or ``"dense"``."""
+    r = int(radii.max()) if radii.numel() else 0
+    if r <= WINDOW_MAX_RADIUS and bool((radii == r).all()):
+        return "window"  # one radius for the batch: the window kernel needs it
+    if T >= BLOCKED_MIN_LENGTH and default_block(r) + 2 * r <= BLOCKED_MAX_SHARE * T:
+        return "blocked"
+    return "dense"
+
+
+def parse_scale(scale: Scale) -> tuple[str, int]:
+    """``3 -> ("const", 3)``, ``"N/16" -> ("frac", 16)``; anything else is an error."""
+    if isinstance(scale, bool):
+        raise ValueError(f"a scale is an int or 'N/k', got {scale!r}")
+    if isinstance(scale, int):
+        if scale < 0:
+            raise ValueError(f"a constant scale must be >= 0, got {scale}")
+        return "const", scale
+    text = str(scale).replace(" ", "")
+    if text.isdigit():
+        return "const", int(text)
+    if text.startswith("N/") and text[2:].isdigit() and int(text[2:]) > 0:
+        return "frac", int(text[2:])
+    raise ValueError(
+        f"a scale is a constant like 3 or a fraction of the length like 'N/16', "
+        f"got {scale!r}")
+
+
+def resolve_radius(scale: Scale, length: torch.Tensor | int) -> torch.Tensor:
+    """The radius ω of ``scale`` for sequences of ``length`` real tokens (int or
+    ``(B,)``), as a long tensor of the same shape.
+
+    ``"N/k"``: ``floor(N / k)``, plus one when even (the paper's scales are odd).
+    """
+    kind, value = parse_scale(scale)
+    length = torch.as_tensor(length, dtype=torch.long)
+    if kind == "const":
+        return torch.full_like(length, value)
+    omega = torch.div(length, value, rounding_mode="floor")
+    return omega + (omega % 2 == 0).long()  # odd, hence >= 1
+
+
+def band_masks(radii: torch.Tensor, T: int,
+               key_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Bool ``(B, 1, T, T)``: query i of sequence b may see key j if
+    ``|i - j| <= radii[b]`` (eq. (2)) and j is a real token."""
+    i = torch.arange(T, device=radii.device)
+    # Two comparisons against each query's bounds, straight to bool: a (T, T) int64
+    # table of |i - j| would need 8 bytes a cell (256 MiB at T = 4096).
+    low = (i[None] - radii[:, None])[:, :, None]  # (B, T, 1): i - ω
+    high = (i[None] + radii[:, None])[:, :, None]  # (B, T, 1): i + ω
+    mask = i >= low  # (B, T, T): j >= i - ω
+    mask &= i <= high  # and j <= i + ω
+    if key_mask is not None:
+        mask = mask & key_mask.to(torch.bool)[:, None, :]
+    return mask[:, None]  # (B, 1, T, T)
+
+
+def scale_aware_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    radii: torch.Tensor,
+    key_mask: torch.Tensor | None = None,
+    kernel: str = "auto",
+    dropout_p: float = 0.0,
+    need_weights: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """SASA, eqs. (1)-(2), for heads that share one scale.
+
+    Args:
+        q, k, v: ``(B, H, T, Dh)``.
+        radii: ``(B,)`` long, ω of each sequence (already resolved for its length).
+        key_mask: ``(B, T)`` bool, True on real tokens, or None.
+        kernel: ``"window"``, ``"blocked"``, ``"dense"`` or ``"auto"`` (see the
+            module docstring); with ``need_weights`` the blocked kernel's heads run
+            the dense path, which keeps the ``(T, T)`` weights.
+
+    Returns ``out (B, H, T, Dh)`` and, if asked, ``weights (B, H, T, T)``.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    T = q.shape[-2]
+    radii = radii.clamp(max=max(T - 1, 0))  # ω >= T reaches every key: same function
+    same = bool((radii == radii[0]).all())
+    r = int(radii[0])
+    if kernel == "auto":
+        kernel = pick_kernel(radii, T)
+    if kernel == "window":
+        if not same:
+            raise ValueError(
+                "the window kernel needs one radius for the whole batch; these "
+                f"sequences have radii {radii.tolist()}: use kernel='blocked', "
+                "'dense' or 'auto'")
+        out, band = window_attention(q, k, v, r, key_mask, dropout_p)  # eq. (1)
+        return out, (band_to_full(band) if need_weights else None)
+    if kernel == "blocked" and not need_weights:  # to draw weights: the dense path
+        return blocked_band_attention(q, k, v, radii, key_mask, dropout_p), None
+    if same and r >= T - 1:  # the band is the whole matrix: only padding is masked
+        mask = None if key_mask is None else key_mask.to(torch.bool)[:, None, None, :]
+    else:
+        mask = band_masks(radii, T, key_mask)  # (B, 1, T, T), eq. (2)
+    if need_weights:  # the from-scratch path keeps the (T, T) weights to draw them
+        return scaled_dot_product_attention(q, k, v, mask, dropout_p)
+    return fast_attention(q, k, v, mask, dropout_p), None
+
+
+def _lengths(key_mask: torch.Tensor | None, B: int, T: int,
+             device: torch.device) -> torch.Tensor:
+    if key_mask is None:
+        return torch.full((B,), T, dtype=torch.long, device=device)
+    return key_mask.to(torch.bool).sum(-1)  # (B,): N of each sequence
+
+
+class MultiScaleSelfAttention(MultiHeadAttention):
+    """MSMSA, eq. (4): head i attends within its scale ``scales[i]``; the heads are
+    concatenated and projected by ``W_O``.
+
+    The projections are those of :class:`MultiHeadAttention` (one head per scale, so
+    ``n_heads = len(scales)``); only the attention step differs.
+
+    Args:
+        d_model: D (divisible by the number of heads).
+        scales: one scale per head, e.g. ``[1, 1, 3, 3, "N/16", "N/8"]``.
+        dropout: on the attention weights. bias: of the four projections.
+        kernel: ``"auto"``, ``"window"``, ``"blocked"`` or ``"dense"`` (same
+            function, other cost).
+
+    ``forward(x (B, T, D), key_padding_mask (B, T) or None, need_weights=False)
+    -> (out (B, T, D), weights (B, H, T, T) or None)``.
+    """
+
+    def __init__(self, d_model: int, scales: Sequence[Scale], dropout: float = 0.0,
+                 bias: bool = True, kernel: str = "auto") -> None:
+        if not scales:
+            raise ValueError("MSMSA needs at least one scale (one per head)")
+        for s in scales:
+            parse_scale(s)  # fail here, not at the first forward
+        if kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+        super().__init__(d_model, len(scales), dropout, bias)
+        self.scales = list(scales)
+        self.kernel = kernel
+        # Heads sharing a scale run together: one kernel call per distinct scale.
+        groups: dict[Scale, list[int]] = {}
+        for h, s in enumerate(self.scales):
+            groups.setdefault(s, []).append(h)
+        self.groups = groups
+
+    def radii(self, key_padding_mask: torch.Tensor | None, B: int, T: int,
+              device: torch.device | None = None) -> torch.Tensor:
+        """``(B, H)`` long: each head's ω for each sequence, clamped to ``T - 1``."""
+        n = _lengths(key_padding_mask, B, T, device or torch.device("cpu"))
+        cols = [resolve_radius(s, n) for s in self.scales]
+        return torch.stack(cols, -1).clamp(max=max(T - 1, 0))  # (B, H)
+
+    def forward(  # type: ignore[override]
+        self,
+        x: torch.Tensor,
+        key_padding_mask: torch.Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        B, T, D = x.shape  # (B, T, D)
+        q = self._split(self.q_proj(x))  # (B, H, T, Dh), eq. (3): Q = H W^Q
+        k = self._split(self.k_proj(x))  # (B, H, T, Dh)
+        v = self._split(self.v_proj(x))  # (B, H, T, Dh)
+        p = self.dropout if self.training else 0.0
+        n = _lengths(key_padding_mask, B, T, x.device)  # (B,)
+        heads = torch.empty_like(q)  # (B, H, T, Dh)
+        weights = q.new_zeros(B, self.n_heads, T, T) if need_weights else None
+        for scale, idx in self.groups.items():
+            sel = torch.tensor(idx, device=x.device)
+            out, w = scale_aware_attention(
+                q[:, sel], k[:, sel], v[:, sel], resolve_radius(scale, n).to(x.device),
+                key_padding_mask, self.kernel, p, need_weights)  # eqs. (1)-(2)
+            heads = heads.index_copy(1, sel, out)  # out-of-place: autograd-safe
+            if weights is not None:
+                weights = weights.index_copy(1, sel, w)
+        self.last_weights = None if weights is None else weights.detach()
+        concat = heads.transpose(1, 2).reshape(B, T, D)  # eq. (4): [head_1; ...]
+        return self.out_proj(concat), weights  # (B, T, D): ... W_O
+
+
+class MultiScaleLayer(nn.Module):
+    """One layer of the Multi-Scale Transformer, eq. (5):
+    ``H' = LayerNorm(H + ReLU(MSMSA(H)))``, no feed-forward sublayer.
+
+    Args:
+        d_model: D. scales: one per head. dropout: on the attention weights and on
+            the sublayer output (placement ours: the paper does not say).
+        kernel: as in :class:`MultiScaleSelfAttention`.
+
+    ``forward(h (B, T, D), mask (B, T) or None) -> (B, T, D)``.
+    """
+
+    def __init__(self, d_model: int, scales: Sequence[Scale], dropout: float = 0.0,
+                 kernel: str = "auto") -> None:
+        super().__init__()
+        self.attention = MultiScaleSelfAttention(d_model, scales, dropout,
+                                                 kernel=kernel)
+        self.dropout = nn.Dropout(dropout)
+        self.norm = LayerNorm(d_model)
+
+    def forward(self, h: torch.Tensor, mask: torch.Tensor | None = None,
+                need_weights: bool = False) -> torch.Tensor:
+        a, _ = self.attention(h, mask, need_weights)  # (B, T, D)
+        return self.norm(h + self.dropout(F.relu(a)))  # (B, T, D), eq. (5)

@@ -1,0 +1,80 @@
+"""Finding the heads that follow a pattern: how much each head attends along it
+(global relevance, eq. (1)) and the heads that stand out (chapter "Finding and
+injecting attention patterns"; Li et al., 2022, section 3)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+import torch
+from torch import nn
+
+from lamalib.nn.patterns.predicates import Predicate, pattern_cells
+from lamalib.nn.self_attention.collect import collect_attention
+
+
+def relevance(weights: torch.Tensor, cells: torch.Tensor,
+              mask: torch.Tensor) -> torch.Tensor:
+    """Per-document relevance ``sum_ij alpha_ij 1_P(x_i, x_j) / |x|``, eq. (1).
+
+    Args:
+        weights: ``(..., B, H, T, T)`` attention (e.g. ``(L, B, H, T, T)``).
+        cells: ``(B, T, T)`` from :func:`pattern_cells`. mask: ``(B, T)``.
+
+    Returns ``(..., B, H)``.
+    """
+    hits = (weights * cells[:, None].to(weights.dtype)).sum((-2, -1))  # (..., B, H)
+    return hits / mask.sum(-1)[:, None].to(weights.dtype)  # divide by |x|
+
+
+def _forward(model, batch):
+    return model(batch.tokens, batch.mask)
+
+
+@torch.no_grad()
+def global_relevance(model: nn.Module, batches: Iterable,
+                     patterns: Sequence[str | Predicate],
+                     forward: Callable = _forward) -> dict:
+    """GR(P, h) of eq. (1) for every head and pattern, over validation documents.
+
+    Args:
+        batches: objects with ``tokens (B, T)``, ``mask (B, T)`` and optionally
+            ``spans (B, T)``; each row is one document.
+        patterns: names from ``PATTERNS`` or predicates (keyed by ``__name__``).
+        forward: ``forward(model, batch)`` runs the model (default:
+            ``model(batch.tokens, batch.mask)``).
+
+    Returns ``{pattern name: (L, H)}``: the mean over documents of eq. (1).
+    """
+    model.eval()
+    names = [p if isinstance(p, str) else p.__name__ for p in patterns]
+    sums: dict[str, torch.Tensor] = {}
+    docs = 0
+    for batch in batches:
+        spans = getattr(batch, "spans", None)
+        w = collect_attention(model, lambda: forward(model, batch))  # (L, B, H, T, T)
+        for name, p in zip(names, patterns):
+            cells = pattern_cells(p, batch.tokens, batch.mask, spans)
+            per_doc = relevance(w.float(), cells, batch.mask).sum(1).cpu()  # (L, H)
+            sums[name] = per_doc if name not in sums else sums[name] + per_doc
+        docs += batch.tokens.shape[0]
+    if docs == 0:
+        raise ValueError("global_relevance needs at least one document")
+    return {name: s / docs for name, s in sums.items()}
+
+
+def significant_heads(gr: torch.Tensor, n_sigma: float = 3.0) -> torch.Tensor:
+    """Heads whose GR is more than ``n_sigma`` standard deviations above the mean
+    over all heads -> bool, the shape of ``gr`` (Li et al.'s 3-sigma rule).
+
+    The standard deviation is the population one (all heads, ddof = 0). One head
+    among n can sit at most sqrt(n - 1) deviations above the mean (Samuelson's
+    inequality), so with 10 heads or fewer the 3-sigma rule can never fire.
+    """
+    g = gr.flatten().double()
+    return (gr.double() > g.mean() + n_sigma * g.std(unbiased=False)).reshape(gr.shape)
+
+
+def kept_patterns(grs: dict, n_sigma: float = 3.0) -> list[str]:
+    """Patterns with at least one significant head (see :func:`significant_heads`)."""
+    return [name for name, gr in grs.items() if significant_heads(gr, n_sigma).any()]

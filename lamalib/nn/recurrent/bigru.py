@@ -1,0 +1,71 @@
+"""Bidirectional GRU encoder on ``nn.GRU`` (chapter "Recurrent networks and the GRU").
+
+The fast counterpart of the from-scratch :class:`lamalib.nn.recurrent.cells.Recurrent`
+layer: the same function (a test proves it), but one fused kernel per direction (cuDNN
+on a GPU). The attention chapters (SAN, LAMA) reuse it as their encoder.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from lamalib.nn.masking import lengths_to_mask
+
+
+class BiGRU(nn.Module):
+    """Encode a padded batch into concatenated forward and backward GRU states.
+
+    Args:
+        input_size: E, the width of the input vectors.
+        hidden_size: D, the width of each direction; the output is 2D wide.
+        num_layers: stacked bidirectional layers.
+        dropout: dropout between stacked layers (ignored for one layer).
+
+    Shapes: ``forward(x (B, T, E), mask (B, T) bool) -> states (B, T, 2D)``; the first D
+    features are the forward state, the last D the backward state, padding rows are 0.
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.output_size = 2 * hidden_size
+        self.gru = nn.GRU(
+            input_size,
+            hidden_size,
+            num_layers=num_layers,
+            batch_first=True,
+            bidirectional=True,
+            # nn.GRU warns about dropout on a single layer, where it does nothing.
+            dropout=dropout if num_layers > 1 else 0.0,
+        )
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        B, T, _ = x.shape  # (B, T, E)
+        if mask is None:
+            return self.gru(x)[0]  # (B, T, 2D)
+        mask = mask.to(torch.bool)
+        lengths = mask.sum(dim=1)  # (B,)
+        if not torch.equal(mask, lengths_to_mask(lengths, T)):
+            raise ValueError(
+                "BiGRU expects right-padded batches (mask True for the first tokens, "
+                "then False); pad at the end, e.g. with lamalib.data.pad_sequences"
+            )
+        # Packing makes the backward direction start at each row's last real token,
+        # not at the padding: pads never reach a real state (and cost no time).
+        # pack_padded_sequence rejects length 0; such rows are zeroed below instead.
+        packed = pack_padded_sequence(
+            x, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False
+        )
+        out, _ = self.gru(packed)
+        states, _ = pad_packed_sequence(out, batch_first=True, total_length=T)
+        return states * mask[..., None]  # (B, T, 2D)

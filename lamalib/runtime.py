@@ -8,6 +8,7 @@ import importlib.metadata
 import os
 import random
 import sys
+from contextlib import contextmanager
 from typing import TypeVar
 
 import numpy as np
@@ -26,8 +27,54 @@ def get_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+_exact = False  # True inside exact_seeds(): seeds are used as given
+
+
+def base_seed() -> int:
+    """The shift ``LAMALIB_SEED`` (default 0) adds to every seed a chapter uses."""
+    value = os.environ.get("LAMALIB_SEED", "").strip()
+    if not value:
+        return 0
+    try:
+        shift = int(value)
+    except ValueError:
+        shift = -1
+    if shift < 0:
+        raise ValueError(f"LAMALIB_SEED={value!r} is not a seed: set it to a whole "
+                         "number >= 0 (0, the default, gives the book's own runs)")
+    return shift
+
+
+def seed(k: int = 0) -> int:
+    """Seed number ``k`` of a chapter, shifted by ``LAMALIB_SEED``: ``k + base_seed()``.
+
+    Every seed in the book and the library (:func:`seed_everything`, data splits,
+    synthetic data, batch samplers, random vectors) goes through here, so one setting
+    reruns a whole chapter with other seeds; a fact the chapter asserts must hold for
+    any of them. Inside :func:`exact_seeds` it returns ``k`` itself.
+    """
+    return int(k) if _exact else int(k) + base_seed()
+
+
+_shifted = seed  # for functions whose argument is named ``seed``
+
+
+@contextmanager
+def exact_seeds():
+    """Use seeds as given, without ``LAMALIB_SEED``'s shift: the experiments runner
+    shifts a run's seed once, when it starts, and names its results file by it."""
+    global _exact
+    before, _exact = _exact, True
+    try:
+        yield
+    finally:
+        _exact = before
+
+
 def seed_everything(seed: int = 0) -> None:
-    """Seed Python, NumPy and torch (CPU and CUDA) so a run can be repeated."""
+    """Seed Python, NumPy and torch (CPU and CUDA) with ``runtime.seed(seed)`` (shifted
+    by ``LAMALIB_SEED``) so a run can be repeated."""
+    seed = _shifted(seed)
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)

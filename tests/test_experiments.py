@@ -346,3 +346,20 @@ def test_texts_longer_than_a_learned_position_table_fail_before_training(
           "--set", "max_positions=4", "--set", "max_len=4", "--set", "epochs=1",
           "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
     assert list((tmp_path / "r").glob("*.json"))  # truncated to fit: it runs
+
+
+def test_lamalib_seed_shifts_a_runs_seed_once_and_names_the_file_by_it(
+        tmp_path, files, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LAMALIB_SEED", "2")
+    _run_cli(tmp_path, files)
+    [path] = (tmp_path / "results").glob("*.json")
+    assert path.name == "run__avg__train__s2.json"
+    shifted = json.loads(path.read_text())
+    assert shifted["config"]["seed"] == 2
+    # the same run as seed 2 without the shift: the seed is not shifted twice inside
+    monkeypatch.delenv("LAMALIB_SEED")
+    _run_cli(tmp_path / "plain", files, "--seeds", "3")
+    plain = json.loads((tmp_path / "plain" / "results" / path.name).read_text())
+    assert [h["train_loss"] for h in plain["history"]] == [
+        h["train_loss"] for h in shifted["history"]]

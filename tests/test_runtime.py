@@ -1,8 +1,10 @@
 import os
+import random
 import sys
 import types
 
 import pytest
+import numpy as np
 import torch
 
 from lamalib import runtime
@@ -138,3 +140,48 @@ def test_ipywidgets_version_is_the_one_this_process_imports():
     expected = os.environ.get("LAMALIB_EXPECT_IPYWIDGETS")
     if expected:  # set by tools/ipywidgets7_tests.sh: prove that run imports 7.7.1
         assert ipywidgets.__version__ == expected, ipywidgets.__file__
+
+
+def test_lamalib_seed_shifts_every_seed(monkeypatch):
+    monkeypatch.delenv("LAMALIB_SEED", raising=False)
+    assert runtime.base_seed() == 0 and runtime.seed(3) == 3
+    monkeypatch.setenv("LAMALIB_SEED", "2")
+    assert runtime.base_seed() == 2 and runtime.seed() == 2 and runtime.seed(3) == 5
+    with runtime.exact_seeds():
+        assert runtime.seed(3) == 3
+    assert runtime.seed(3) == 5
+    # seed_everything(k) under the shift draws what seed k + 2 draws without it
+    runtime.seed_everything(1)
+    shifted = (torch.rand(3), random.random(), np.random.rand())
+    monkeypatch.delenv("LAMALIB_SEED")
+    runtime.seed_everything(3)
+    assert torch.equal(shifted[0], torch.rand(3))
+    assert shifted[1:] == (random.random(), np.random.rand())
+
+
+@pytest.mark.parametrize("value", ["-1", "one", "1.5"])
+def test_a_bad_lamalib_seed_is_named(monkeypatch, value):
+    monkeypatch.setenv("LAMALIB_SEED", value)
+    with pytest.raises(ValueError, match="LAMALIB_SEED"):
+        runtime.seed(0)
+
+
+def test_lamalib_seed_shifts_the_librarys_generators(monkeypatch):
+    from lamalib.data import load_dataset, stratified_split
+    from lamalib.data.datasets.mirror_sum import mirror_sum_data
+
+    def draws():
+        ds = load_dataset("synthetic_sentiment", split="train")
+        train, _ = stratified_split(ds, 0.2, seed=0)
+        x, _ = mirror_sum_data(4, N=3, d=2, K=1, seed=0)
+        return ds.texts[:20], train.texts[:20], x
+
+    monkeypatch.delenv("LAMALIB_SEED", raising=False)
+    base = draws()
+    monkeypatch.setenv("LAMALIB_SEED", "1")
+    shifted = draws()
+    assert base[0] != shifted[0] and base[1] != shifted[1]
+    assert not torch.equal(base[2], shifted[2])
+    with runtime.exact_seeds():
+        again = draws()
+    assert again[0] == base[0] and again[1] == base[1] and torch.equal(again[2], base[2])

@@ -17,6 +17,7 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
+from lamalib import runtime
 from lamalib.data.datasets.mirror_sum import mirror_sum_batches, mirror_sum_data
 from lamalib.models.mirror_sum import MirrorSumRegressor, mse_step
 from lamalib.train import TrainConfig, evaluate, fit
@@ -65,7 +66,7 @@ def mirror_sum_curves(models: Mapping[str, dict], N: int, d: int, Ks: Sequence[i
         test_batches = mirror_sum_batches(*test, 256)
         for name, options in models.items():
             clock = time.perf_counter()
-            torch.manual_seed(seed)  # the same initial weights for every K
+            torch.manual_seed(runtime.seed(seed))  # the same initial weights for every K
             net = MirrorSumRegressor(d, d_model, **options)
             history = fit(net, train_batches, None, config, step=mse_step)
             mse = evaluate(net, test_batches, step=mse_step)["loss"]

@@ -8,6 +8,7 @@ from typing import Iterator, Sequence
 
 import torch
 
+from lamalib import runtime
 from lamalib.data.dataset import TextDataset
 from lamalib.data.vocab import Vocab
 
@@ -90,7 +91,8 @@ class BucketBatches:
         if len(ids) != len(labels):
             raise ValueError(f"{len(ids)} sequences but {len(labels)} labels")
         self.ids, self.labels = list(ids), list(labels)
-        self.batch_size, self.shuffle, self.seed = batch_size, shuffle, seed
+        self.batch_size, self.shuffle = batch_size, shuffle
+        self.seed = runtime.seed(seed)  # shifted by LAMALIB_SEED
         self.bucket, self.pad_id = bucket, pad_id
         self.epoch = 0
 

@@ -7,6 +7,7 @@ import math
 import random
 from collections import defaultdict
 
+from lamalib import runtime
 from lamalib.data.dataset import TextDataset
 
 
@@ -29,7 +30,7 @@ def stratified_split(
     by_class: dict[int, list[int]] = defaultdict(list)
     for i, label in enumerate(dataset.labels):
         by_class[label].append(i)
-    rng = random.Random(seed)
+    rng = random.Random(runtime.seed(seed))  # shifted by LAMALIB_SEED
     valid: list[int] = []
     for label in sorted(by_class):  # a fixed order, so the seed fixes the split
         members = by_class[label]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from lamalib import runtime
+
 
 @dataclass
 class SenseInventory:
@@ -62,7 +64,7 @@ def sense_corpus(inventory: SenseInventory, n_sentences: int = 600, seed: int = 
     Returns:
         ``(sentences, senses)``: token lists and the sense label of each.
     """
-    rng = random.Random(seed)
+    rng = random.Random(runtime.seed(seed))  # shifted by LAMALIB_SEED
     names = list(inventory.senses)
     sentences, labels = [], []
     for _ in range(n_sentences):

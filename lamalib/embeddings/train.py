@@ -15,6 +15,7 @@ from typing import Sequence
 
 import torch
 
+from lamalib import runtime
 from lamalib.runtime import get_device, show_progress
 from lamalib.embeddings.keyed_vectors import to_keyed_vectors
 from lamalib.embeddings.sampling import (context_pairs, context_windows, draw_negatives,
@@ -110,8 +111,9 @@ def train_word2vec(sentences: Sequence[Sequence[str]], config: Word2VecConfig
         a :class:`Word2VecRun` with the vocabulary, the model and the loss per epoch.
     """
     start_time = time.perf_counter()
-    gen = torch.Generator().manual_seed(config.seed)
-    torch.manual_seed(config.seed)  # the embedding initialization
+    seed = runtime.seed(config.seed)  # shifted by LAMALIB_SEED
+    gen = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)  # the embedding initialization
     device = torch.device(config.device) if config.device else get_device()
     words, counts = build_vocab(sentences, config.min_count)
     ids, sentence_of = _encode(sentences, {w: i for i, w in enumerate(words)})

@@ -16,6 +16,7 @@ from typing import Iterator, Mapping
 import numpy as np
 import torch
 
+from lamalib import runtime
 from lamalib.data.textio import OPEN, open_binary
 
 GLOVE_HINT = (
@@ -89,7 +90,7 @@ def embedding_matrix(itos: list[str], lookup: Mapping[str, np.ndarray], dim: int
     if scale is None:
         known = [np.asarray(v) for v in lookup.values()]
         scale = float(np.std(np.stack(known))) if known else 0.1
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(runtime.seed(seed))  # LAMALIB_SEED
     matrix = torch.randn(len(itos), dim, generator=gen) * scale  # (V, E)
     for i, word in enumerate(itos):
         if word in lookup:

@@ -14,6 +14,7 @@ import resource
 import shutil
 import time
 from contextlib import nullcontext
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerpr
                                 vocab_digest)
 from lamalib.models import build_model, model_options
 from lamalib.nn.transformer.positional import LearnedPositionalEmbedding
+from lamalib import runtime
 from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
@@ -244,8 +246,20 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
     """Train and test ``spec``; write and return its results dict.
 
     A complete results file is returned as it is unless ``force``; an interrupted run
-    resumes from its checkpoint (``checkpoints/<experiment>/<run>``).
+    resumes from its checkpoint (``checkpoints/<experiment>/<run>``). ``LAMALIB_SEED``
+    shifts the run's seed once, here: the results file is named and recorded by the
+    shifted seed, and every seed inside the run (the weights, the batch order, the
+    validation split's fixed seed 0) is then used as given.
     """
+    if not isinstance(spec.seed, int):
+        raise TypeError(f"a run's seed is a whole number, not {spec.seed!r}")
+    spec = replace(spec, seed=runtime.seed(spec.seed))
+    with runtime.exact_seeds():
+        return _run(spec, results_dir, argv, checkpoints, force)
+
+
+def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: Path,
+         force: bool) -> dict:
     out = Path(results_dir) / spec.result_name()
     if out.exists() and is_complete(out) and not force:
         stored = json.loads(out.read_text())

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lamalib import runtime
 from lamalib.data.datasets.mlm import IGNORE_INDEX, mask_tokens
 from lamalib.nn.transformer.norm import LayerNorm
 from lamalib.nn.transformer.token_encoder import TokenEncoder
@@ -74,6 +75,7 @@ class MaskedLMStep:
                  label_smoothing: float = 0.0) -> None:
         self.label_smoothing = label_smoothing
         self.mask_id, self.vocab_size = mask_id, vocab_size
+        seed = runtime.seed(seed)  # shifted by LAMALIB_SEED
         self.special_ids, self.select_prob, self.seed = special_ids, select_prob, seed
         self.generator = torch.Generator().manual_seed(seed)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lamalib import runtime
 from lamalib.data.dataset import TextDataset
 from lamalib.data.textio import read_lines
 from lamalib.data.tokenize import tokenize
@@ -43,7 +44,7 @@ def split_indices(
     """Indices of a stratified, seeded train/valid/test split (the rest is test)."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    rng = random.Random(seed)
+    rng = random.Random(runtime.seed(seed))  # shifted by LAMALIB_SEED
     chosen: list[int] = []
     for label in sorted(set(labels)):
         idx = [i for i, y in enumerate(labels) if y == label]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
+from lamalib import runtime
+
 
 def mirror_sum_target(a: torch.Tensor, K: int) -> torch.Tensor:
     """``sum_{i=1..K} a_i * a_{N-i+1}`` for ``a (n, N, d)`` -> ``(n, d)``."""
@@ -26,7 +28,7 @@ def mirror_sum_target(a: torch.Tensor, K: int) -> torch.Tensor:
 def mirror_sum_data(n: int, N: int = 100, d: int = 50, K: int = 10,
                     seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` samples: inputs ``(n, N, d)`` drawn from U(0, 1), targets ``(n, d)``."""
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(runtime.seed(seed))  # LAMALIB_SEED
     a = torch.rand(n, N, d, generator=g)  # (n, N, d)
     return a, mirror_sum_target(a, K)
 
@@ -46,5 +48,5 @@ def mirror_sum_batches(a: torch.Tensor, y: torch.Tensor, batch_size: int = 64,
                        seed: int | None = None) -> list[MirrorBatch]:
     """Batches of the samples, shuffled with ``seed`` (None keeps the order)."""
     order = (torch.arange(len(a)) if seed is None else
-             torch.randperm(len(a), generator=torch.Generator().manual_seed(seed)))
+             torch.randperm(len(a), generator=torch.Generator().manual_seed(runtime.seed(seed))))
     return [MirrorBatch(a[idx], y[idx]) for idx in order.split(batch_size)]

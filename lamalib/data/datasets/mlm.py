@@ -11,6 +11,7 @@ from typing import Sequence
 
 import torch
 
+from lamalib import runtime
 from lamalib.data.vocab import Vocab
 
 IGNORE_INDEX = -100  # cross_entropy skips these targets: unselected positions
@@ -108,7 +109,7 @@ def make_nsp_pairs(
     """
     if len(documents) < 2:
         raise ValueError("next-sentence pairs need two or more documents (negatives)")
-    rng = random.Random(seed)
+    rng = random.Random(runtime.seed(seed))  # shifted by LAMALIB_SEED
     pairs = []
     for d, doc in enumerate(documents):
         for first, successor in zip(doc[:-1], doc[1:]):

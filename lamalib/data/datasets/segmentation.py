@@ -18,6 +18,7 @@ from typing import Iterator, Sequence
 
 import torch
 
+from lamalib import runtime
 from lamalib.data.dataset import TextDataset
 from lamalib.data.tokenize import tokenize
 from lamalib.data.vocab import Vocab
@@ -81,7 +82,7 @@ def make_segmented_docs(data: TextDataset, n_docs: int, seed: int = 0,
                         max_tokens: int = 12) -> list[SegmentedDoc]:
     """``n_docs`` documents of ``segments`` runs of ``run`` sentences (inclusive
     ranges), classes alternating from run to run, each run from one random text."""
-    rng = random.Random(seed)
+    rng = random.Random(runtime.seed(seed))  # shifted by LAMALIB_SEED
     by_class: dict[int, list[list[list[str]]]] = {}
     for text, label in zip(data.texts, data.labels):
         sents = split_sentences(text, max_tokens=max_tokens)
@@ -156,7 +157,7 @@ class DocBatches:
     def __init__(self, docs: Sequence[SegmentedDoc], vocab: Vocab, batch_size: int,
                  shuffle: bool = False, seed: int = 0) -> None:
         self.docs, self.vocab, self.batch_size = list(docs), vocab, batch_size
-        self.shuffle, self.seed, self.epoch = shuffle, seed, 0
+        self.shuffle, self.seed, self.epoch = shuffle, runtime.seed(seed), 0
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch

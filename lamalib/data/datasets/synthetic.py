@@ -26,6 +26,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
+from lamalib import runtime
 from lamalib.data.dataset import TextDataset
 
 POSITIVE = [
@@ -239,7 +240,7 @@ def synthetic_sentiment(
     if not shortest <= min_len <= max_len:
         raise ValueError(f"need {shortest} <= min_len <= max_len for {grammar!r}")
     p = default_p if p_negate is None else p_negate
-    rng = random.Random(seed * 10 + _SEEDS[split])
+    rng = random.Random(runtime.seed(seed) * 10 + _SEEDS[split])  # LAMALIB_SEED
     sentences = [
         make(rng, rng.randint(min_len, max_len), p)
         for _ in range(_SIZES[split] if n is None else n)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from lamalib import runtime
 from lamalib.data.pair_dataset import PairDataset
 from lamalib.data.datasets.snli import LABELS
 # the same splits as synthetic_sentiment
@@ -100,7 +101,7 @@ def synthetic_nli(split: str = "train", n: int | None = None,
     if not 1 <= max_adjectives <= (len(ATTRIBUTES) - 1) // 2:
         raise ValueError(f"max_adjectives must be 1 to {(len(ATTRIBUTES) - 1) // 2}, "
                          f"got {max_adjectives}")
-    rng = random.Random(seed * 10 + _SEEDS[split])
+    rng = random.Random(runtime.seed(seed) * 10 + _SEEDS[split])  # LAMALIB_SEED
     pairs = [nli_pair(rng, rng.randrange(len(LABELS)), max_adjectives)
              for _ in range(_SIZES[split] if n is None else n)]
     return PairDataset([" ".join(p.premise) for p in pairs],

@@ -23,6 +23,7 @@ from typing import Iterator, Sequence
 
 import torch
 
+from lamalib import runtime
 from lamalib.data.batching import TensorFields
 
 PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
@@ -96,7 +97,7 @@ class Seq2SeqBatches:
         seed: int = 0,
     ) -> None:
         self.task, self.batch_size = task, batch_size
-        self.shuffle, self.seed = shuffle, seed
+        self.shuffle, self.seed = shuffle, runtime.seed(seed)  # LAMALIB_SEED
         self.epoch = 0
 
     def set_epoch(self, epoch: int) -> None:
@@ -196,7 +197,7 @@ def make_translation_task(
         raise ValueError(f"need 1 <= min_len <= max_len, got {min_len}, {max_len}")
     if vocab_size <= len(SPECIALS):
         raise ValueError(f"vocab_size must exceed the {len(SPECIALS)} special ids")
-    rng = random.Random(seed)
+    rng = random.Random(runtime.seed(seed))  # shifted by LAMALIB_SEED
     src, tgt, alignment = [], [], []
     for _ in range(n):
         length = rng.randint(min_len, max_len)

@@ -1,12 +1,13 @@
 """Plots and views: source code, training curves, attention heatmaps, token shading."""
 
 from lamalib.viz.curves import plot_history
+from lamalib.viz.glue import glue
 from lamalib.viz.heatmap import attention_heatmap
 from lamalib.viz.highlight import highlight_rows, highlight_tokens, tokens_html
 from lamalib.viz.interactive import interactive_figure
 from lamalib.viz.labels import label_points
 from lamalib.viz.source import show_source, source_of
 
-__all__ = ["attention_heatmap", "highlight_rows", "highlight_tokens",
+__all__ = ["attention_heatmap", "glue", "highlight_rows", "highlight_tokens",
            "interactive_figure", "label_points", "plot_history", "show_source",
            "source_of", "tokens_html"]

@@ -1,0 +1,56 @@
+"""lamalib.viz.glue writes exactly the record myst-nb's own glue writes (the book build
+reads it), turns tensors into numbers, refuses what it cannot format, and is a no-op
+outside IPython."""
+
+import IPython
+import IPython.display
+import numpy as np
+import pytest
+import torch
+
+from lamalib.viz import glue
+
+myst_glue = pytest.importorskip("myst_nb.ext.glue")
+
+
+def _capture(monkeypatch, target, attr):
+    calls = []
+    monkeypatch.setattr(target, attr, lambda obj, **kw: calls.append((obj, kw)))
+    return calls
+
+
+@pytest.mark.parametrize("value", [0.6162, 13, "beam 4"])
+def test_the_record_is_myst_nbs(monkeypatch, value):
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    ours = _capture(monkeypatch, IPython.display, "display")
+    theirs = _capture(monkeypatch, myst_glue, "ipy_display")
+    assert glue("x", value) == value
+    myst_glue.glue("x", value if not isinstance(value, str) else value, display=False)
+    (o_bundle, o_kw), (t_bundle, t_kw) = ours[0], theirs[0]
+    assert o_kw["metadata"]["scrapbook"] == t_kw["metadata"]["scrapbook"]
+    key = myst_glue.GLUE_PREFIX + "text/plain"
+    if isinstance(value, str):  # ours without repr's quotes: the text reads as typed
+        assert o_bundle[key] == value and t_bundle[key] == repr(value)
+    else:
+        assert o_bundle == t_bundle
+
+
+def test_tensors_and_numpy_scalars_become_numbers(monkeypatch):
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    calls = _capture(monkeypatch, IPython.display, "display")
+    assert glue("t", torch.tensor(0.25)) == 0.25
+    assert glue("n", np.float64(0.5)) == 0.5 and isinstance(glue("i", np.int64(3)), int)
+    assert [c[0][glue.__globals__["GLUE_PREFIX"] + "text/plain"] for c in calls] == [
+        "0.25", "0.5", "3"]
+
+
+@pytest.mark.parametrize("bad", [torch.ones(2), [1, 2], True, None])
+def test_what_cannot_be_formatted_is_refused(bad):
+    with pytest.raises(TypeError, match="glue"):
+        glue("bad", bad)
+
+
+def test_outside_ipython_it_does_nothing(monkeypatch):
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    calls = _capture(monkeypatch, IPython.display, "display")
+    assert glue("x", 1.5) == 1.5 and calls == []

@@ -10,11 +10,12 @@ import datetime
 import json
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import torch
 
@@ -72,25 +73,102 @@ def lamalib_version() -> str:
 # reproduces the run on any machine into the default folders.
 LOCAL_OPTIONS = ("--results", "--checkpoints")
 
+# The checkout this library runs from: a path inside it is recorded relative to it.
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
-def reproducible_args(args: list[str]) -> list[str]:
+_ABSOLUTE = re.compile(r"^(?:~(?:/|$)|/[^/\s]|[A-Za-z]:[\\/]\S|\\\\\S)")
+_OPTION_KEY = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")
+
+
+def looks_like_path(text: str) -> bool:
+    """Whether ``text`` names a file or folder of this machine: an absolute path
+    (``/a/b``, ``~/a``, ``C:\\a``, ``\\\\host\\a``), or a relative one with a folder
+    (``a/b``) that exists here, whose first folder exists here, or that climbs with
+    ``..``. A bare name (``imdb``), a URL or a value such as ``N/16`` is none."""
+    if not isinstance(text, str) or not text or "\n" in text:
+        return False
+    if _ABSOLUTE.match(text):
+        return True
+    if "/" not in text or "://" in text or text.startswith("/"):
+        return False
+    path = Path(text)
+    try:
+        return ".." in path.parts or path.exists() or Path(path.parts[0]).exists()
+    except OSError:  # a name too long for the file system, ...
+        return False
+
+
+def portable_path(path: str | os.PathLike) -> str:
+    """How a results file or a page names ``path``, the same on every machine: relative
+    to the repository's root when it lies inside the checkout (``results``,
+    ``data/x.tsv``), else its file name alone (``imdb_sg300.txt``). A file is told apart
+    by its SHA-256, recorded beside it, not by where it was."""
+    text = os.fspath(path)
+    if re.match(r"^(?:[A-Za-z]:|\\\\)", text):  # a Windows path, read anywhere
+        return PureWindowsPath(text).name or text
+    given = Path(text).expanduser()
+    full = given if given.is_absolute() else Path.cwd() / given
+    for candidate in (Path(os.path.normpath(full)), Path(os.path.realpath(full))):
+        try:
+            inside = candidate.relative_to(REPO_ROOT)
+        except ValueError:
+            continue
+        return inside.as_posix() if inside.parts else "."
+    return Path(os.path.normpath(full)).name or text
+
+
+def portable_value(value):
+    """``value`` with every string that :func:`looks_like_path` replaced by its
+    :func:`portable_path` (in dicts and lists too); anything else as it is."""
+    if isinstance(value, str):
+        return portable_path(value) if looks_like_path(value) else value
+    if isinstance(value, os.PathLike):
+        return portable_path(value)
+    if isinstance(value, dict):
+        return {k: portable_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(portable_value(v) for v in value)
+    return value
+
+
+def portable_arg(arg: str) -> str:
+    """One command-line word with its path made portable: the whole word (the
+    ``/a/b.json`` of ``--out /a/b.json`` gives ``b.json``), or the value of
+    ``--opt=/a/b`` or ``key=/a/b`` (``embeddings=/tmp/v.txt`` gives
+    ``embeddings=v.txt``)."""
+    if looks_like_path(arg):
+        return portable_path(arg)
+    key, eq, value = arg.partition("=")
+    if eq and _OPTION_KEY.fullmatch(key) and looks_like_path(value):
+        return f"{key}={portable_path(value)}"
+    return arg
+
+
+def reproducible_args(args: list[str],
+                      local: tuple[str, ...] = LOCAL_OPTIONS) -> list[str]:
     """``args`` without the local output folders (``--results DIR``, ``--checkpoints
-    DIR``, also in their ``--opt=DIR`` form)."""
+    DIR``, also in their ``--opt=DIR`` form; ``local`` names other such options)."""
     kept, skip = [], False
     for arg in args:
         if skip:
             skip = False
-        elif arg in LOCAL_OPTIONS:
+        elif arg in local:
             skip = True
-        elif not arg.startswith(tuple(o + "=" for o in LOCAL_OPTIONS)):
+        elif not arg.startswith(tuple(o + "=" for o in local)):
             kept.append(arg)
     return kept
 
 
-def command_line(argv: list[str] | None = None) -> str:
-    """The command that reproduces this run (without local output folders)."""
+def command_line(argv: list[str] | None = None,
+                 program: str = "python -m lamalib.experiments",
+                 local: tuple[str, ...] = LOCAL_OPTIONS) -> str:
+    """The command that reproduces this run: ``program`` and its arguments, without
+    the local output folders (``local``) and with every path portable (relative to the
+    repository's root inside it, else the file name: :func:`portable_arg`), so a
+    results file names no folder of the machine that made it."""
     args = sys.argv[1:] if argv is None else argv
-    return "python -m lamalib.experiments " + shlex.join(reproducible_args(args))
+    words = [portable_arg(a) for a in reproducible_args(args, local)]
+    return f"{program} {shlex.join(words)}".rstrip()
 
 
 def write_json_atomic(path: Path, data: dict, indent: int = 1) -> None:

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +29,7 @@ from lamalib.experiments.runner import (config_record, dataset_identity, load_da
                                        split_loaders, word2vec_vectors)
 from lamalib.experiments.spec import RunSpec
 from lamalib.models import build_model
-from lamalib.provenance import git_commit, hardware, reproducible_args
+from lamalib.provenance import command_line, git_commit, hardware
 from lamalib.runtime import profile, seed_everything
 from lamalib.train import evaluate, fit
 
@@ -118,8 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         "history": history.records,
         "hardware": hardware(), "started": started,
         "seconds": time.perf_counter() - clock, "git_commit": commit,
-        "command": "python tools/lama_word_weights.py " + shlex.join(
-            reproducible_args(sys.argv[1:] if argv is None else argv)),
+        "command": command_line(argv, "python tools/lama_word_weights.py"),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, indent=1) + "\n")

@@ -19,8 +19,6 @@ epoch as 8000).
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,8 +27,8 @@ import torch
 
 from lamalib.analysis.mirror_sum import mirror_sum_curves
 from lamalib.models.mirror_sum import MIRROR_SUM_MODELS
-from lamalib.provenance import (git_commit, hardware, lamalib_version,
-                                reproducible_args, write_json_atomic)
+from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
+                                write_json_atomic)
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -74,8 +72,7 @@ def main(argv: list[str] | None = None) -> dict:
         "hardware": hardware(), "started": started,
         "seconds": time.perf_counter() - clock, "git_commit": commit,
         "lamalib": lamalib_version(),
-        "command": "python tools/mirror_sum_sweep.py " + shlex.join(
-            reproducible_args(sys.argv[1:] if argv is None else argv)),
+        "command": command_line(argv, "python tools/mirror_sum_sweep.py"),
     }
     out = Path(args.out) if args.out else (
         Path(args.results) / "sweeps" / "mirror_sum" / f"N{args.N}_d{args.d}.json")

@@ -14,8 +14,6 @@ the positions and the random weights alone give). Writes
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,25 +25,12 @@ from lamalib.experiments.runner import (config_record, dataset_identity, load_da
                                         split_loaders)
 from lamalib.experiments.spec import RunSpec
 from lamalib.models import build_model
-from lamalib.provenance import git_commit, hardware, lamalib_version
+from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
 from lamalib.runtime import profile, seed_everything
 from lamalib.train import evaluate, fit
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "sweeps" / \
     "msa_attention_distance"
-
-
-def _without_out(args: list[str]) -> list[str]:
-    """The arguments without ``--out DIR``: where a run writes is not how it ran."""
-    kept, skip = [], False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg == "--out":
-            skip = True
-        elif not arg.startswith("--out="):
-            kept.append(arg)
-    return kept
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -95,8 +80,9 @@ def main(argv: list[str] | None = None) -> dict:
         "hardware": hardware(), "started": started,
         "seconds": time.perf_counter() - clock, "git_commit": commit,
         "lamalib": lamalib_version(),
-        "command": "python tools/msa_attention_distance.py " + shlex.join(
-            _without_out(sys.argv[1:] if argv is None else argv)),
+        # without --out DIR: where a run writes is not how it ran
+        "command": command_line(argv, "python tools/msa_attention_distance.py",
+                                local=("--out",)),
     }
     out = Path(args.out) / f"{args.dataset}.json"
     write_json_atomic(out, record)

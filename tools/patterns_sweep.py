@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import shlex
-import sys
 import time
 from pathlib import Path
 
@@ -28,7 +26,7 @@ from lamalib.analysis.pattern_ablation import (PAPER_PATTERNS, SIZES,
                                                segmentation_task, summarize,
                                                train_and_score)
 from lamalib.nn.patterns import global_relevance, kept_patterns, significant_heads
-from lamalib.provenance import git_commit, hardware, lamalib_version
+from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
 
 
 def main() -> None:
@@ -75,7 +73,7 @@ def main() -> None:
         "rows": rows, "summary": summarize(rows),
         "hardware": hardware(), "torch_threads": torch.get_num_threads(),
         "lamalib": lamalib_version(), "git_commit": commit,
-        "command": "python tools/patterns_sweep.py " + shlex.join(sys.argv[1:]),
+        "command": command_line(None, "python tools/patterns_sweep.py", local=()),
         "started": date, "seconds": time.perf_counter() - started,
     }
     out.parent.mkdir(parents=True, exist_ok=True)

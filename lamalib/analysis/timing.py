@@ -14,7 +14,8 @@ from typing import Callable
 
 import torch
 
-from lamalib.provenance import git_commit, hardware, write_json_atomic
+from lamalib.provenance import (git_commit, hardware, portable_value,
+                                write_json_atomic)
 
 
 def _sync() -> None:
@@ -109,11 +110,13 @@ def quiet_cpu(device: torch.device) -> tuple[dict | None, Callable[[], float]]:
 
 def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,
                    **extra) -> Path:
-    """Write ``results/benchmark__<model>.json`` with the hardware and git commit."""
+    """Write ``results/benchmark__<model>.json`` with the hardware and git commit; a
+    path in ``config`` or ``extra`` (``--out``) is recorded by ``portable_path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"experiment": "benchmark", "model": model, "config": config,
-              "metrics": metrics, **extra, "hardware": hardware(),
+    record = {"experiment": "benchmark", "model": model,
+              "config": portable_value(config), "metrics": metrics,
+              **portable_value(extra), "hardware": hardware(),
               "git_commit": git_commit()}
     write_json_atomic(path, record, indent=2)
     return path

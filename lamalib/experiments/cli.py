@@ -12,6 +12,7 @@ from pathlib import Path
 from lamalib.data import DownloadError, available_datasets
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
+from lamalib.provenance import portable_path
 from lamalib.train import TrainConfig
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import RESULTS_DIR, ResultsConflict, results_table
@@ -144,7 +145,7 @@ def cmd_report(args, argv) -> None:
         grid = [(m, d) for d in paper.datasets for m in paper.models]
     table = results_table(Path(args.results), args.paper, grid)
     if table.empty:
-        print(f"no results in {args.results}")
+        print(f"no results in {portable_path(args.results)}")
         return
     print(table.to_markdown(index=False) if args.markdown else table.to_string(
         index=False))

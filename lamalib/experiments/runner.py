@@ -32,7 +32,7 @@ from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
 from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
-                                write_json_atomic)
+                                portable_path, portable_value, write_json_atomic)
 from lamalib.experiments.results import (RESULTS_DIR, ResultsConflict, is_complete,
                                          run_lock)
 from lamalib.experiments.spec import RunSpec
@@ -60,9 +60,10 @@ def dataset_identity(spec: RunSpec, train, valid, test) -> dict:
                 "sizes": {"train": len(train), "valid": len(valid), "test": len(test)},
                 "sha256": {s: fingerprint(d) for s, d in
                            (("train", train), ("valid", valid), ("test", test))}}
-    if spec.dataset == "file":
-        identity["files"] = {"train": spec.train_file, "valid": spec.valid_file,
-                             "test": spec.test_file}
+    if spec.dataset == "file":  # named as the command names them, no machine's folder
+        identity["files"] = {"train": portable_value(spec.train_file),
+                             "valid": portable_value(spec.valid_file),
+                             "test": portable_value(spec.test_file)}
     return identity
 
 
@@ -75,15 +76,56 @@ def _plain(value):
     return value
 
 
+# Fields that name a file: a results file keeps its name (``portable_path``), and the
+# file itself is told apart by its SHA-256, wherever it lies.
+FILE_FIELDS = ("train_file", "valid_file", "test_file")
+WORD_VECTORS = ("random", "word2vec")  # the other values of ``embeddings`` name a file
+
+
+def _file_name(value) -> str | None:
+    return None if value is None else Path(str(value)).name
+
+
+def _sha256(path: Path) -> str:
+    from lamalib.data.fetch import sha256sum
+
+    return sha256sum(path)
+
+
+def _embeddings_difference(stored: dict, spec: RunSpec) -> str | None:
+    """How the word vectors ``spec`` asks for differ from those of ``stored``: None
+    when the same. A vectors file is the same file when its SHA-256 is the one the
+    results file records, at any path and under any name (the name alone decides
+    only where the stored file has no SHA-256, or the asked file is not there)."""
+    before = stored["config"]["embeddings"]
+    asked = spec.embeddings
+    if asked in WORD_VECTORS or before in WORD_VECTORS:
+        return None if before == asked else (
+            f"embeddings: {portable_value(before)!r} -> {portable_value(asked)!r}")
+    name_before, name_asked = _file_name(before), _file_name(asked)
+    sha_before = (stored.get("embeddings_file") or {}).get("sha256")
+    path = Path(asked).expanduser()
+    if sha_before and path.is_file():
+        sha_asked = _sha256(path)
+        if sha_asked == sha_before:
+            return None
+        return (f"embeddings: {name_before!r} (SHA-256 {sha_before[:12]}...) -> "
+                f"{name_asked!r} (SHA-256 {sha_asked[:12]}...)")
+    return None if name_before == name_asked else (
+        f"embeddings: {name_before!r} -> {name_asked!r}")
+
+
 def stored_differences(stored: dict, spec: RunSpec) -> list[str]:
     """How the run ``spec`` asks for differs from the complete run ``stored`` (a results
     file's dict) that has the same file name: ``["key: stored -> asked", ...]``, empty
     when they are the same run.
 
     Compared: every field of the spec, the resolved training options (so a run of 2
-    epochs does not stand for one of 10), and for the user's files the SHA-256 of each
-    split (two folders' ``train.tsv`` share a file name, and a file can change). A
-    field the stored file does not record (it predates the field) is not compared.
+    epochs does not stand for one of 10), a vectors file by its SHA-256, and for the
+    user's files their names and the SHA-256 of each split (two folders'
+    ``train.tsv`` share a file name, and a file can change). Where a file lies is not
+    compared: the same file elsewhere is the same run. A field the stored file does not
+    record (it predates the field) is not compared.
     """
     config = stored.get("config", {})
     asked = config_record(spec, spec.train_config())
@@ -96,12 +138,25 @@ def stored_differences(stored: dict, spec: RunSpec) -> list[str]:
             for k, v in value.items():
                 if k in config["train"] and _plain(config["train"][k]) != _plain(v):
                     out.append(f"{k}: {config['train'][k]!r} -> {v!r}")
+        elif key == "embeddings":
+            difference = _embeddings_difference(stored, spec)
+            if difference:
+                out.append(difference)
+        elif key in FILE_FIELDS:
+            if _file_name(config[key]) != _file_name(value):
+                out.append(f"{key}: {_file_name(config[key])!r} -> "
+                           f"{_file_name(value)!r}")
         elif _plain(config[key]) != _plain(value):
             out.append(f"{key}: {config[key]!r} -> {value!r}")
-    if spec.dataset == "file" and not out:  # same paths: the same contents?
+    if spec.dataset == "file" and not out:  # same names: the same contents?
         identity = dataset_identity(spec, *load_data(spec))
-        if identity["sha256"] != stored.get("dataset_identity", {}).get("sha256"):
-            out.append("the data files' contents (SHA-256) changed")
+        before = stored.get("dataset_identity", {}).get("sha256") or {}
+        changed = [f"{s}_file" if getattr(spec, f"{s}_file") else f"{s} split"
+                   for s in ("train", "valid", "test")
+                   if identity["sha256"][s] != before.get(s)]
+        if changed:
+            out.append("the data files' contents (SHA-256) changed: "
+                       + ", ".join(changed))
     return out
 
 
@@ -157,8 +212,12 @@ def pair_head_options() -> dict:
 
 def config_record(spec: RunSpec, config) -> dict:
     """The run's spec and its resolved ``TrainConfig`` as a results file keeps them
-    (the checkpoint folder says where a run writes, not how it was made)."""
-    return {**spec.to_dict(), "train": {
+    (the checkpoint folder says where a run writes, not how it was made; a file is
+    named by ``portable_path``, never by a folder of this machine)."""
+    record = spec.to_dict()
+    for key in FILE_FIELDS + ("embeddings", "model_options"):  # e.g. a local BERT
+        record[key] = portable_value(record[key])
+    return {**record, "train": {
         k: (list(v) if isinstance(v, tuple) else v)
         for k, v in vars(config).items() if k != "checkpoint_dir"}}
 
@@ -185,7 +244,7 @@ def resolved_model_options(spec: RunSpec) -> dict:
     """
     skip = ("vocab_size", "num_classes", "pretrained", "freeze_embeddings")
     options = {**model_options(spec.model), **spec.model_options}
-    return {k: list(v) if isinstance(v, tuple) else v
+    return {k: portable_value(list(v) if isinstance(v, tuple) else v)
             for k, v in options.items() if k not in skip}
 
 
@@ -266,11 +325,11 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         differences = stored_differences(stored, spec)
         if differences:
             raise ResultsConflict(
-                f"{out} holds a complete run made with other settings or data ("
-                + "; ".join(differences) + "): it was kept and this run was not made. "
-                "Pass --force to run again and replace it, or --results DIR to keep "
-                "both.")
-        print(f"{out} is complete: skipped")
+                f"{portable_path(out)} holds a complete run made with other settings "
+                "or data (" + "; ".join(differences) + "): it was kept and this run "
+                "was not made. Pass --force to run again and replace it, or --results "
+                "DIR to keep both.")
+        print(f"{portable_path(out)} is complete: skipped")
         return stored
     main = not distributed.launched() or int(os.environ.get("RANK", "0")) == 0
     with run_lock(out) if main else nullcontext():
@@ -329,7 +388,8 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         if main:
             write_json_atomic(out, result)
             shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
-            print(f"test accuracy {scores['accuracy']:.4f} -> {out}", flush=True)
+            print(f"test accuracy {scores['accuracy']:.4f} -> {portable_path(out)}",
+                  flush=True)
     return result
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from lamalib.provenance import reproducible_args
+from lamalib.provenance import portable_arg, portable_value, reproducible_args
 from lamalib.experiments.results import RESULTS_DIR, load_results
 
 
@@ -29,8 +29,9 @@ def source_label(run: dict) -> str:
     started = (run.get("started") or hw.get("date") or "date unknown")[:10]
     command = run.get("command", "?")
     if command.startswith("python -m lamalib.experiments "):  # older files kept the
-        args = shlex.split(command)[3:]  # local output folder: not part of the recipe
-        command = "python -m lamalib.experiments " + shlex.join(reproducible_args(args))
+        args = shlex.split(command)[3:]  # local output folder: not part of the recipe,
+        command = "python -m lamalib.experiments " + shlex.join(  # and its full paths
+            [portable_arg(a) for a in reproducible_args(args)])
     return (f"{run.get('profile', '?')} profile, from results/{run['file']} "
             f"(command `{command}`, {where}, started {started})")
 
@@ -54,7 +55,7 @@ def model_runs(model: str, results_dir: Path = RESULTS_DIR) -> list[dict]:
             "labels": identity.get("label_names", []),
             "classes": len(identity.get("label_names", [])),
             "train": sizes.get("train"), "test": sizes.get("test"),
-            "embeddings": config.get("embeddings"),
+            "embeddings": portable_value(config.get("embeddings")),
             "optimizer": config.get("train", {}).get("optimizer"),
             "test_accuracy": r["metrics"]["test_accuracy"],
             "epochs": len(r.get("history", [])),

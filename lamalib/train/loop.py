@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 import torch
 from tqdm.auto import tqdm
 
+from lamalib.provenance import portable_path
 from lamalib.runtime import get_device, seed_everything, show_progress
 from lamalib.train import distributed
 from lamalib.train.checkpoint import load_checkpoint, save_checkpoint
@@ -158,10 +159,11 @@ def fit(
         if history.stopped_early:
             first_epoch = config.epochs + 1  # the run had already finished
         if distributed.is_main_process():
-            print(f"{ckpt}: this run already finished (stopped early at epoch "
+            where = portable_path(ckpt)  # no folder of this machine on a page
+            print(f"{where}: this run already finished (stopped early at epoch "
                   f"{state['epoch']}); its best weights are restored"
                   if history.stopped_early else
-                  f"Resuming from {ckpt}: {state['epoch']} epoch(s) done, "
+                  f"Resuming from {where}: {state['epoch']} epoch(s) done, "
                   f"continuing at epoch {first_epoch} of {config.epochs}")
 
     for epoch in range(first_epoch, config.epochs + 1):

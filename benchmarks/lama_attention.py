@@ -10,7 +10,7 @@ tensor storages PyTorch creates, gradients included; a fused kernel's private sc
 space is not seen):
 
 * ``lama``: the attention module of the ``lama_ctx`` model (LowRankMultiHeadAttention,
-  m heads against the mean context, eq. 13), O(T m D);
+  m heads against the mean context, paper eq. 13), O(T m D);
 * ``mha weights``: MultiHeadAttention keeping its (B, H, T, T) weights, O(T^2 D);
 * ``sdpa``: the same module's fused path, ``F.scaled_dot_product_attention``;
 * ``san``: the attention module of the ``san`` model (Lin et al.'s r hops, d_a),

@@ -34,7 +34,7 @@ def test_context_similarity_by_loop(name, rank):
                 dot = sum(x * y for x, y in zip(a, q))
                 cos = dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in q))
                 assert got[b, t].item() == pytest.approx(float(cos), abs=1e-5)
-                # the numerator is the heads' summed bilinear scores, eq. (10)
+                # the numerator is the heads' summed bilinear scores, eq. (4) (paper eq. 10)
                 f = att.scores(H[None], c[None])[0, t].sum()
                 assert float(dot) == pytest.approx(f.item(), abs=1e-5)
         assert torch.isnan(got[b, n:]).all()  # pads

@@ -1,4 +1,5 @@
-"""LAMA (Mehta et al., arXiv 1912.00835) against its equations, and the CNN baseline."""
+"""LAMA (Mehta et al., arXiv 1912.00835) against its equations (cited by the paper's
+numbers), and the CNN baseline."""
 
 import math
 
@@ -36,9 +37,9 @@ def test_eq13_by_hand_two_heads_three_words():
     c = [sum(h[d] for h in H) / 3 for d in range(2)]  # (2/3, 1)
     rows = []  # rows[t][i] = l2(tanh(f_t))_i
     for h in H:
-        u = [math.tanh(h[0]), math.tanh(h[1])]  # eq. (7)
+        u = [math.tanh(h[0]), math.tanh(h[1])]  # paper eq. 7
         f = [(P[0][i] * c[0] + P[1][i] * c[1]) * (Q[0][i] * u[0] + Q[1][i] * u[1])
-             for i in range(2)]  # eq. (11): (p_i . c)(q_i . u_t)
+             for i in range(2)]  # paper eq. 11: (p_i . c)(q_i . u_t)
         g = [math.tanh(x) for x in f]
         norm = math.sqrt(g[0] ** 2 + g[1] ** 2)  # l2 across the 2 heads
         rows.append([x / norm for x in g])
@@ -50,7 +51,8 @@ def test_eq13_by_hand_two_heads_three_words():
     S, A = att(states, mask)
     torch.testing.assert_close(A[0, :, :3], torch.tensor(want))
     assert (A[:, :, 3] == 0).all() and (A[1, :, 2:] == 0).all()
-    torch.testing.assert_close(S[0], torch.tensor(want) @ torch.tensor(H))  # eq. (15)
+    # paper eq. 15
+    torch.testing.assert_close(S[0], torch.tensor(want) @ torch.tensor(H))
     torch.testing.assert_close(att.last_weights, A.detach())
 
 
@@ -61,12 +63,12 @@ def test_rank1_heads_are_explicit_bilinear_maps():
     states = torch.randn(3, 5, D)
     c = torch.randn(3, D)
     got = att.scores(states, c)  # (B, T, m)
-    u = torch.tanh(states @ att.proj.weight.T + att.proj.bias)  # eq. (7)
+    u = torch.tanh(states @ att.proj.weight.T + att.proj.bias)  # paper eq. 7
     for i in range(m):
         W_i = torch.outer(att.p[:, 0, i], att.q[:, 0, i])  # p_i q_i^T (D, D)
         for b in range(3):
             for t in range(5):
-                f = c[b] @ W_i @ u[b, t]  # eq. (8): c^T W_i u_t
+                f = c[b] @ W_i @ u[b, t]  # paper eq. 8: c^T W_i u_t
                 torch.testing.assert_close(got[b, t, i], f)
 
 
@@ -126,11 +128,11 @@ def test_disagreements_match_loops():
         for i in range(m):
             for j in range(m):
                 dot = sum(float(A[b, i, t] * A[b, j, t]) for t in range(T))
-                dp += (dot - (i == j)) ** 2  # eq. (19a)
+                dp += (dot - (i == j)) ** 2  # paper eq. 19a
                 si, sj = S[b, i].tolist(), S[b, j].tolist()
                 norms = math.sqrt(sum(x * x for x in si) * sum(y * y for y in sj))
                 cos = sum(x * y for x, y in zip(si, sj)) / norms
-                de += cos / m**2  # eq. (19b)
+                de += cos / m**2  # paper eq. 19b
     torch.testing.assert_close(position_disagreement(A), torch.tensor(dp / B))
     torch.testing.assert_close(embedding_disagreement(S), torch.tensor(de / B))
     same = torch.ones(1, m, D)  # every head the same embedding: D = 1
@@ -176,7 +178,7 @@ def test_parameter_count_closed_form(name):
     rnn = name != "le"
     D = 2 * h if rnn else E
     gru = 2 * 3 * (E * h + h * h + 2 * h) if rnn else 0  # per direction, 3 gates
-    attention = D * D + D + 2 * D * k * m  # W_w, b_w (eq. 7), P and Q (eq. 10)
+    attention = D * D + D + 2 * D * k * m  # W_w, b_w, P and Q (paper eqs. 7, 10)
     attention += D if name == "lama" else 0  # a learned c
     attention += 512 * E if name == "le" else 0  # LE's learned positions
     mlp = m * D * M + M + M * C + C

@@ -10,7 +10,11 @@ Registered names, each a different default of :class:`LAMAConfig`:
 * ``lama``: c learned from a random start (the paper's "LAMA").
 * ``lama_ctx``: c = the mean of the document's word annotations ("LAMA+ctx").
 * ``lama_ctx_de`` / ``lama_ctx_dp``: LAMA+ctx with the disagreement on the embeddings
-  (eq. 19b) / on the positions (eq. 19a), lambda = 0.2.
+  (paper eq. 19b) / on the positions (paper eq. 19a), lambda = 0.2.
+
+Equation numbers as in :mod:`lamalib.nn.lama`: "eq. (N)" is the chapter "LAMA"'s,
+"paper eq. M" the paper's; the equations the chapter does not display (the encoder,
+eqs. 5-6, and the classifier, eqs. 16-17) are cited by the paper's number alone.
 * ``le``: the LAMA Encoder of section 5.2, no RNN: H is the word embeddings plus
   learned positions.
 """
@@ -33,15 +37,15 @@ from lamalib.models.registry import register_model
 class LAMAConfig:
     embed_dim: int = 100  # E: 100-d word2vec vectors (section 3.5)
     hidden_size: int = 50  # h: GRU width per direction (section 3.5); D = 2h
-    encoder: str = "bigru"  # "bigru" (eqs. 5-6) or "positions" (LE, section 5.2)
+    encoder: str = "bigru"  # "bigru" (paper eqs. 5-6) or "positions" (LE, section 5.2)
     positional: str = "learned"  # positions of the "positions" encoder (LE), or "none"
     max_positions: int = 512  # positions a learned table covers (LE)
     heads: int = 10  # m: the paper tunes it per task (section 4.2); 10 is ours
-    rank: int = 1  # k: rank of each head's bilinear matrix (eq. 11 uses k = 1)
+    rank: int = 1  # k: rank of each head's matrix (eq. (5), paper eq. 11: k = 1)
     context: str = "learned"  # "learned" (LAMA), "mean" (LAMA+ctx), "embedding_mean"
-    normalize: str = "l2"  # l2 across heads (eq. 13) or "none"
-    disagreement: str = "none"  # "none", "dp" (eq. 19a) or "de" (eq. 19b)
-    penalty: float = 0.2  # lambda of eq. (18) (section 3.4)
+    normalize: str = "l2"  # l2 across heads (eq. (6), paper eq. 13) or "none"
+    disagreement: str = "none"  # "none", "dp" (paper eq. 19a) or "de" (paper eq. 19b)
+    penalty: float = 0.2  # lambda of eq. (8) (paper eq. 18, section 3.4)
     mlp_size: int = 512  # hidden layer of the classifier (section 3.5)
     dropout: float = 0.4  # on the classifier's hidden layer (section 3.5)
 
@@ -86,7 +90,8 @@ class LAMAClassifier(nn.Module):
 
     ``forward(tokens (B, T), mask (B, T)) -> logits (B, C)``; ``last_weights`` holds
     ``A (B, m, T)``; ``regularization()`` returns ``penalty * D`` of the last forward
-    (0 without a disagreement), which ``lamalib.train.fit`` adds to the loss, eq. (18).
+    (0 without a disagreement), which ``lamalib.train.fit`` adds to the loss, eq. (8)
+    (paper eq. 18).
     """
 
     options_from = LAMAConfig  # build_model lists and checks these options
@@ -104,7 +109,7 @@ class LAMAClassifier(nn.Module):
         self.embed = word_embedding(vocab_size, cfg.embed_dim, pretrained,
                                     freeze=freeze_embeddings)
         if cfg.encoder == "bigru":
-            self.encoder = BiGRU(cfg.embed_dim, cfg.hidden_size)  # eqs. (5)-(6)
+            self.encoder = BiGRU(cfg.embed_dim, cfg.hidden_size)  # paper eqs. 5-6
             width = self.encoder.output_size  # D = 2h
         else:
             self.encoder = (nn.Identity() if cfg.positional == "none" else
@@ -117,7 +122,7 @@ class LAMAClassifier(nn.Module):
                              f"width D ({width})")
         self.attention = LowRankMultiHeadAttention(
             width, cfg.heads, cfg.rank, cfg.context, cfg.normalize)
-        self.mlp = nn.Sequential(  # eq. (16) with the hidden layer of section 3.5
+        self.mlp = nn.Sequential(  # paper eq. 16, with the hidden layer of section 3.5
             nn.Linear(cfg.heads * width, cfg.mlp_size), nn.ReLU(),
             nn.Dropout(cfg.dropout), nn.Linear(cfg.mlp_size, num_classes),
         )
@@ -131,7 +136,7 @@ class LAMAClassifier(nn.Module):
 
     def annotations(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The word annotations ``H (B, T, D)``, zero on pads."""
-        return self._encode(self.embed(tokens), mask)  # x (B, T, E), eq. (5)
+        return self._encode(self.embed(tokens), mask)  # x (B, T, E), paper eq. 5
 
     def _encode(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         if self.config.encoder == "bigru":
@@ -139,14 +144,15 @@ class LAMAClassifier(nn.Module):
         return self.encoder(x) * mask[..., None]  # (B, T, E)
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = self.embed(tokens)  # (B, T, E), eq. (5)
+        x = self.embed(tokens)  # (B, T, E), paper eq. 5
         states = self._encode(x, mask)  # (B, T, D)
         sentence, self._weights = self.attention(states, mask, x)  # (B,m,D), (B,m,T)
         self._sentence = sentence
-        return self.mlp(sentence.flatten(1))  # (B, C): d = the rows of S, eq. (16)
+        return self.mlp(sentence.flatten(1))  # (B, C): d = the rows of S, paper eq. 16
 
     def regularization(self) -> torch.Tensor:
-        """``penalty * D`` of the last forward, eqs. (18)-(19); 0 without one."""
+        """``penalty * D`` of the last forward, eq. (8) (paper eqs. 18-19); 0 without
+        one."""
         name = self.config.disagreement
         if name == "none" or self._weights is None or self.config.penalty == 0:
             return torch.zeros((), device=self.embed.weight.device)
@@ -168,14 +174,14 @@ class LAMACtxClassifier(LAMAClassifier):
 
 @register_model("lama_ctx_de")
 class LAMACtxDEClassifier(LAMAClassifier):
-    """LAMA+ctx+de: disagreement on the heads' embeddings, eq. (19b)."""
+    """LAMA+ctx+de: disagreement on the heads' embeddings, paper eq. 19b."""
 
     options_from = LAMACtxDEConfig
 
 
 @register_model("lama_ctx_dp")
 class LAMACtxDPClassifier(LAMAClassifier):
-    """LAMA+ctx+dp: disagreement on the attended positions, eq. (19a)."""
+    """LAMA+ctx+dp: disagreement on the attended positions, paper eq. 19a."""
 
     options_from = LAMACtxDPConfig
 

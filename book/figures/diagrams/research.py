@@ -92,8 +92,10 @@ def pair_classifier() -> Svg:
 
 # ------------------------------------------------------------------ chapter 7: LAMA
 def lama() -> Svg:
-    """Eqs. (7), (11), (13) and (15) of chapter 7 and ``LowRankMultiHeadAttention``:
-    one context vector, two low-rank projections, m heads (m = 3, T = 5, D = 4)."""
+    """Eqs. (1), (5), (6) and (7) of chapter 7 (the paper's eqs. 7, 11, 13 and 15; the
+    figure gives both numbers, as the chapter and ``lamalib.nn.lama`` do) and
+    ``LowRankMultiHeadAttention``: one context vector, two low-rank projections, m heads
+    (m = 3, T = 5, D = 4)."""
     s = Svg("lama", 780, 470,
             "LAMA: low-rank multi-head attention against a global context",
             "Words go through an embedding and a BiGRU into the annotations H (T, D). "
@@ -110,9 +112,9 @@ def lama() -> Svg:
     green = KINDS["state"][1]
     # row 1: words -> BiGRU -> H
     s.box(66, 150, 104, 44, "words", "input", sub="$w_1$ \u2026 $w_T$")
-    s.arrow((118, 150), (150, 150))
-    s.box(205, 150, 106, 44, "BiGRU", "op", sub="eqs. (5)-(6)")
-    s.arrow((258, 150), (284, 150))
+    s.arrow((118, 150), (147, 150))
+    s.box(205, 150, 114, 44, "BiGRU", "op", sub="paper eqs. 5-6")
+    s.arrow((262, 150), (284, 150))
     H = [[0.9, 0.2, 0.4, 0.6], [0.3, 0.8, 0.5, 0.2], [0.6, 0.5, 0.9, 0.4],
          [0.2, 0.3, 0.1, 0.7], [0.0, 0.0, 0.0, 0.0]]
     c = 18
@@ -128,7 +130,7 @@ def lama() -> Svg:
     s.box(490, 62, 176, 46, "context $c$  (D)", "attn", sub="mean of $H$, or learned")
     s.arrow((hx + 4 * c + 4, hy + 60), (400, 180))
     s.box(490, 188, 176, 46, "$u_t$ = tanh($W_w h_t$ + $b_w$)", "op", size=13,
-          sub="eq. (7), every word")
+          sub="eq. (1) (paper eq. 7)")
     s.arrow((578, 62), (612, 62))
     s.box(664, 62, 100, 46, f"${ptil}^\u22a4 c$", "attn", sub="(m)")
     s.arrow((578, 188), (612, 188))
@@ -137,10 +139,10 @@ def lama() -> Svg:
     s.arrow((714, 188), (740, 188), (740, 137))
     s.node(740, 125, "*", "attn")
     s.text(724, 129, "$f_t$", anchor="end")
-    s.text(724, 150, "(11)", size=SMALL, color=MUTED, anchor="end")
+    s.text(724, 150, "eq. (5) (paper eq. 11)", size=SMALL, color=MUTED, anchor="end")
     # row 2, right to left: tanh and l2 across heads, softmax along words, A
     s.arrow((751, 125), (766, 125), (766, 290), (706, 290))
-    s.box(612, 290, 188, 46, "tanh, l2 across heads", "attn", sub="per word, eq. (13)")
+    s.box(612, 290, 188, 46, "tanh, l2 across heads", "attn", sub="eq. (6) (paper eq. 13)")
     s.arrow((518, 290), (486, 290))
     s.box(392, 290, 188, 46, "softmax along words", "attn", sub="per head, pads 0")
     s.arrow((298, 290), (266, 290))
@@ -162,13 +164,13 @@ def lama() -> Svg:
     sx, sy = 334, 345
     s.grid(sx, sy, 3, 4, c, shades(S, green))
     s.text(sx + 2 * c, sy + 3 * c + 20, "$S = A H$  (m, D)")
-    s.text(sx + 2 * c, sy - 8, "(15)", size=SMALL, color=MUTED)
+    s.text(sx + 2 * c, sy - 8, "eq. (7) (paper eq. 15)", size=SMALL, color=MUTED)
     s.arrow((sx + 4 * c + 4, 372), (440, 372))
-    s.box(530, 372, 176, 46, "flatten, MLP", "out", sub="eqs. (16)-(17)")
+    s.box(530, 372, 176, 46, "flatten, MLP", "out", sub="paper eqs. 16-17")
     s.arrow((618, 372), (650, 372))
     s.box(690, 372, 72, 40, "$\u0177$", "out")
-    s.lines(20, 436, [f"m heads cost the 2 D m numbers of ${ptil}$ and ${qtil}$ (rank "
-                      "k = 1); m full bilinear maps $W_i$ (eq. 8) would cost m D\u00b2.",
+    s.lines(20, 436, [f"m heads cost the 2 D m numbers of ${ptil}$ and ${qtil}$ (k = 1); "
+                      "m full maps $W_i$ of eq. (2) (paper eq. 8) cost m D\u00b2.",
                       "Every head scores a word against the same c, so the work is "
                       "linear in T."], size=SMALL, anchor="start", color=MUTED, gap=18)
     return s

@@ -24,6 +24,7 @@ GLUE_CALL = re.compile(r"""\bglue\(\s*(?:f?["'])([^"']+)["']""")
 # page cites once): {notebook: {number, ...}}. Keep it short: an outcome never goes here.
 CONSTANTS: dict[str, set[str]] = {
     "reproductions.ipynb": {"1.61"},  # ln 5, the loss of a uniform guess over 5 classes
+    "09_multiscale.ipynb": {"0.1", "0.3"},  # dropout rates the runs were given
 }
 
 

@@ -106,3 +106,17 @@ def test_quick_profile_corpus_is_lee(monkeypatch):
     monkeypatch.setenv("LAMALIB_PROFILE", "quick")
     name, sentences = gensim_bridge.word2vec_corpus()
     assert name == "lee" and sentences == load_corpus("lee")
+
+
+def test_gensim_word2vec_seed_is_shifted_by_lamalib_seed(monkeypatch):
+    # LAMALIB_SEED=1 with seed 0 trains what seed 1 trains without the shift.
+    sentences = load_corpus("lee")[:30]
+    config = Word2VecConfig(dim=8, min_count=2, epochs=1, seed=0)
+    monkeypatch.setenv("LAMALIB_SEED", "1")
+    shifted = gensim_word2vec(sentences, config)[0].wv.vectors
+    monkeypatch.delenv("LAMALIB_SEED")
+    unshifted = gensim_word2vec(sentences, config)[0].wv.vectors
+    seed_1 = gensim_word2vec(sentences, Word2VecConfig(dim=8, min_count=2, epochs=1,
+                                                       seed=1))[0].wv.vectors
+    np.testing.assert_array_equal(shifted, seed_1)
+    assert not np.array_equal(shifted, unshifted)

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from lamalib.data import DownloadError
+from lamalib import runtime
 from lamalib.runtime import by_profile
 from lamalib.embeddings.train import Word2VecConfig
 from lamalib.embeddings.vectors_file import embedding_matrix
@@ -32,7 +33,8 @@ def gensim_word2vec(sentences: Sequence[Sequence[str]], config: Word2VecConfig):
     """Train gensim's ``Word2Vec`` with ``config``'s settings.
 
     One worker thread: the timing compares with our single training loop, and gensim
-    is reproducible from ``seed`` only with one worker.
+    is reproducible from ``seed`` only with one worker. The seed is shifted by
+    ``LAMALIB_SEED`` (:func:`lamalib.runtime.seed`), as our own trainer's is.
 
     Returns:
         ``(model, seconds)``: the gensim model and its wall-clock training time.
@@ -44,7 +46,7 @@ def gensim_word2vec(sentences: Sequence[Sequence[str]], config: Word2VecConfig):
         sentences=[list(s) for s in sentences], vector_size=config.dim,
         window=config.window, min_count=config.min_count, sg=int(config.sg), hs=0,
         negative=config.negative, ns_exponent=config.ns_exponent, sample=config.sample,
-        cbow_mean=1, epochs=config.epochs, seed=config.seed, workers=1,
+        cbow_mean=1, epochs=config.epochs, seed=runtime.seed(config.seed), workers=1,
     )
     return model, time.perf_counter() - start
 

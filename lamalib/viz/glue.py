@@ -14,10 +14,13 @@ import numbers
 GLUE_PREFIX = "application/papermill.record/"  # myst-nb's key for a hidden glued value
 
 
-def glue(name: str, value):
-    """Record ``value`` (a number, or a string) under ``name`` for ``{glue:text}`` roles
-    and return it. Tensors and NumPy scalars are turned into Python numbers first, so
-    ``:.2f`` and ``:d`` formats work on them."""
+def glue(name: str, value) -> None:
+    """Record ``value`` (a number, or a string) under ``name`` for ``{glue:text}`` roles.
+
+    Tensors and NumPy scalars are turned into Python numbers first, so ``:.2f`` and
+    ``:d`` formats work on them. Returns None, as myst-nb's own ``glue`` does, so a glue
+    on a cell's last line prints nothing on the page.
+    """
     if hasattr(value, "item") and getattr(value, "ndim", 0) == 0:
         value = value.item()  # a 0-d tensor or NumPy scalar
     if isinstance(value, bool) or not isinstance(value, (numbers.Number, str)):
@@ -27,10 +30,9 @@ def glue(name: str, value):
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:  # no IPython: nothing to record into
-        return value
+        return
     if get_ipython() is None:
-        return value
+        return
     text = value if isinstance(value, str) else repr(value)
     display({GLUE_PREFIX + "text/plain": text}, raw=True,
             metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})
-    return value

@@ -23,6 +23,7 @@ GLUE_CALL = re.compile(r"""\bglue\(\s*(?:f?["'])([^"']+)["']""")
 # Settings a page states (a learning rate it chose, a paper's hyperparameter that the
 # page cites once): {notebook: {number, ...}}. Keep it short: an outcome never goes here.
 CONSTANTS: dict[str, set[str]] = {
+    "06_transformer.ipynb": {"0.95"},  # the threshold of a "confident" top probability
     "reproductions.ipynb": {"1.61"},  # ln 5, the loss of a uniform guess over 5 classes
     "09_multiscale.ipynb": {"0.1", "0.3"},  # dropout rates the runs were given
 }

@@ -1,0 +1,163 @@
+"""A trained classifier kept as a folder (lamalib.models.saved): save -> load gives
+the same logits for every registered classifier; predict, attention, tampering."""
+
+import json
+import pickle
+
+import pytest
+import torch
+
+from lamalib.data import Vocab
+from lamalib.models import available_models, build_model
+from lamalib.models.saved import (CONFIG, VOCAB, WEIGHTS, NoAttention, SavedModelError,
+                                  load_model, save_model)
+
+TEXTS = ["a warm and funny film", "a dull , tedious mess", "funny", "dull film ."]
+LABELS = ["neg", "neu", "pos"]
+# tiny sizes so every model builds and runs in a moment
+TINY = {
+    "avg": dict(embed_dim=8),
+    "bow_mlp": dict(embed_dim=8, hidden_size=8),
+    "bigru_max": dict(embed_dim=8, hidden_size=6),
+    "cnn": dict(embed_dim=8, kernel_sizes=(1, 2), filters=4),
+    "san": dict(embed_dim=8, hidden_size=6, d_a=5, hops=3, mlp_size=8),
+    "self_attention": dict(d_model=8, n_heads=2, n_layers=2),
+    "te": dict(d_model=8, n_heads=2, n_layers=2, d_ff=16),
+    "ms_transformer": dict(embed_dim=8, d_model=8, n_layers=2, n_heads=4,
+                           scales="1,3,N/2,N/1", mlp_hidden=8),
+    # offline: a tiny random BERT reading our Vocab (pretrained_name=None)
+    "bert": dict(pretrained_name=None, hidden=8, layers=1, heads=2, intermediate=16,
+                 max_positions=32),
+    **{m: dict(embed_dim=8, hidden_size=4, heads=3, mlp_size=8, max_positions=32)
+       for m in ("lama", "lama_ctx", "lama_ctx_de", "lama_ctx_dp")},
+    "le": dict(embed_dim=8, hidden_size=4, heads=3, mlp_size=8, max_positions=32),
+}
+SELF = {"te", "self_attention", "ms_transformer", "bert"}
+POOLING = {"san", "lama", "lama_ctx", "lama_ctx_de", "lama_ctx_dp", "le"}
+NONE = {"avg", "bow_mlp", "bigru_max", "cnn"}
+
+
+def _saved(tmp_path, name, max_len=None):
+    if name == "bert":
+        pytest.importorskip("transformers", reason="bert needs transformers")
+    vocab = Vocab.build(TEXTS)
+    torch.manual_seed(0)
+    model = build_model(name, vocab_size=len(vocab), num_classes=len(LABELS),
+                        **TINY.get(name, {}))
+    model.eval()
+    folder = save_model(model, vocab, LABELS, tmp_path / name, name=name,
+                        options=TINY.get(name, {}), max_len=max_len)
+    return model, vocab, folder
+
+
+def test_every_classifier_is_listed_here():
+    # a new classifier must say here which attention family it belongs to
+    assert set(available_models(kind="classifier")) == SELF | POOLING | NONE
+
+
+@pytest.mark.parametrize("name", available_models(kind="classifier"))
+def test_save_then_load_gives_the_same_logits(tmp_path, name):
+    model, vocab, folder = _saved(tmp_path, name)
+    assert sorted(p.name for p in folder.iterdir()) == [CONFIG, VOCAB, WEIGHTS]
+    config = json.loads((folder / CONFIG).read_text())
+    assert config["model"] == name and config["labels"] == LABELS
+    assert config["format_version"] == 1 and config["lamalib"]
+    assert config["preprocessing"] == {"tokenizer": "lamalib.data.tokenize",
+                                       "lowercase": True, "max_len": None}
+    saved = load_model(folder)
+    assert saved.vocab.itos == vocab.itos
+    tokens, mask = saved.encode(TEXTS)
+    with torch.no_grad():
+        expected = model(tokens, mask)
+    torch.testing.assert_close(saved.logits(TEXTS), expected, rtol=0, atol=0)
+    predictions = saved.predict(TEXTS)
+    assert [p.label for p in predictions] == [LABELS[i] for i in expected.argmax(-1)]
+    probs = expected.softmax(-1).max(-1).values
+    assert [p.probability for p in predictions] == pytest.approx(probs.tolist())
+
+
+@pytest.mark.parametrize("name", sorted(SELF | POOLING))
+def test_attention_has_one_shape_per_family_and_rows_sum_to_one(tmp_path, name):
+    saved = load_model(_saved(tmp_path, name)[2])
+    att = saved.attention("a warm , funny film")
+    n = 5 + (name == "ms_transformer")  # the MS-Transformer shows its [CLS] node
+    assert len(att.tokens) == n
+    if name == "ms_transformer":
+        assert att.tokens[0] == "[CLS]"
+    if name in SELF:
+        assert att.kind == "self" and att.weights.dim() == 4
+        assert att.weights.shape[-2:] == (n, n)
+    else:
+        assert att.kind == "pooling" and att.weights.shape == (
+            TINY[name].get("heads", TINY[name].get("hops")), n)
+    torch.testing.assert_close(att.weights.sum(-1), torch.ones(att.weights.shape[:-1]))
+    assert (att.weights >= 0).all()
+
+
+@pytest.mark.parametrize("name", sorted(NONE))
+def test_a_model_without_attention_says_so(tmp_path, name):
+    saved = load_model(_saved(tmp_path, name)[2])
+    with pytest.raises(NoAttention, match=f"'{name}' has no attention"):
+        saved.attention("a warm film")
+
+
+def test_max_len_truncates_as_the_run_did(tmp_path):
+    saved = load_model(_saved(tmp_path, "san", max_len=2)[2])
+    assert saved.encode(["a warm and funny film"])[0].shape == (1, 2)
+    assert len(saved.attention("a warm and funny film").tokens) == 2
+
+
+def test_empty_text_is_a_clear_error(tmp_path):
+    saved = load_model(_saved(tmp_path, "avg")[2])
+    with pytest.raises(ValueError, match=r"text 2 \('  '\) has no tokens"):
+        saved.predict(["fine", "  "])
+
+
+def _edit_config(folder, **changes):
+    config = json.loads((folder / CONFIG).read_text())
+    config.update(changes)
+    (folder / CONFIG).write_text(json.dumps(config))
+
+
+@pytest.mark.parametrize("damage, file, words", [
+    (lambda f: (f / WEIGHTS).unlink(), WEIGHTS, "missing"),
+    (lambda f: (f / VOCAB).unlink(), VOCAB, "missing"),
+    (lambda f: (f / CONFIG).unlink(), CONFIG, "missing"),
+    (lambda f: _edit_config(f, format_version=99), CONFIG, "format version 99"),
+    (lambda f: _edit_config(f, model="lstm"), CONFIG, "unknown model 'lstm'"),
+    (lambda f: _edit_config(f, options={"embed_dim": 16}), WEIGHTS, "does not fit"),
+    (lambda f: (f / CONFIG).write_text("{"), CONFIG, "not valid JSON"),
+    (lambda f: (f / VOCAB).write_text("<pad>\n<unk>\n"), VOCAB, "holds 2 tokens"),
+])
+def test_a_tampered_folder_is_a_one_line_error_naming_the_file(tmp_path, damage,
+                                                               file, words):
+    folder = _saved(tmp_path, "avg")[2]
+    damage(folder)
+    with pytest.raises(SavedModelError) as error:
+        load_model(folder)
+    message = str(error.value)
+    assert "\n" not in message and words in message
+    assert str(folder / file) in message and "save" in message
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
+def test_a_weights_file_with_a_pickled_object_is_refused(tmp_path):
+    folder = _saved(tmp_path, "avg")[2]
+    state = torch.load(folder / WEIGHTS, weights_only=True)
+
+    class Sneaky:
+        def __reduce__(self):  # would run code if unpickled
+            return (print, ("pickled code ran",))
+
+    torch.save({**state, "extra": Sneaky()}, folder / WEIGHTS)
+    with pytest.raises(SavedModelError, match="refused: it holds more than tensors"):
+        load_model(folder)
+    # and a plain pickle (not torch's format) is refused too
+    (folder / WEIGHTS).write_bytes(pickle.dumps(Sneaky()))
+    with pytest.raises(SavedModelError, match=WEIGHTS):
+        load_model(folder)
+
+
+def test_a_folder_that_is_not_there(tmp_path):
+    with pytest.raises(SavedModelError, match="no such folder"):
+        load_model(tmp_path / "nowhere")

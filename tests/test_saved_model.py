@@ -161,3 +161,53 @@ def test_a_weights_file_with_a_pickled_object_is_refused(tmp_path):
 def test_a_folder_that_is_not_there(tmp_path):
     with pytest.raises(SavedModelError, match="no such folder"):
         load_model(tmp_path / "nowhere")
+
+
+# ---- the experiments command: run --save-model DIR --------------------------------
+
+def _tsv(path, n, offset=0):
+    words = {0: "dull boring awful", 1: "great warm lovely"}
+    rows = [f"{'pos' if i % 2 else 'neg'}\tthe film was {words[i % 2].split()[i % 3]} "
+            f"number {i + offset}" for i in range(n)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def _run_saving(tmp_path, *extra, model="san"):
+    from lamalib.experiments.cli import main
+
+    train, test = _tsv(tmp_path / "train.tsv", 40), _tsv(tmp_path / "test.tsv", 10, 100)
+    main(["run", "--model", model, "--train", str(train), "--test", str(test),
+          "--set", "header=false", "--set", "epochs=2", "--set", "embed_dim=8",
+          "--set", "hidden_size=4", "--set", "max_len=6",
+          "--results", str(tmp_path / "results"),
+          "--checkpoints", str(tmp_path / "ckpt"), *extra])
+
+
+def test_run_save_model_keeps_the_trained_model(tmp_path, capsys):
+    _run_saving(tmp_path, "--save-model", str(tmp_path / "kept"))
+    assert f"model saved to {tmp_path / 'kept'}" in capsys.readouterr().out
+    saved = load_model(tmp_path / "kept")
+    assert saved.name == "san" and saved.labels == ["neg", "pos"]
+    assert saved.max_len == 6
+    assert saved.config["options"] == {"embed_dim": 8, "hidden_size": 4}
+    [result] = (tmp_path / "results").glob("*.json")
+    record = json.loads(result.read_text())
+    assert record["vocab_size"] == len(saved.vocab)
+    assert "--save-model" not in record["command"]  # a local folder, not provenance
+    [p] = saved.predict(["the film was great number 3"])
+    assert p.label in ("neg", "pos") and 0.5 <= p.probability <= 1
+    assert saved.attention("the film was great number 3 and more").weights.shape == (
+        4, 6)  # san's 4 hops over the 6 tokens max_len keeps
+
+
+def test_run_save_model_refuses_what_it_cannot_keep(tmp_path):
+    with pytest.raises(ValueError, match="--save-model keeps one model: run it with "
+                                         "--seeds 1"):
+        _run_saving(tmp_path, "--save-model", str(tmp_path / "kept"), "--seeds", "2")
+    _run_saving(tmp_path)  # a complete results file: nothing would be trained
+    with pytest.raises(ValueError, match="is complete, so this run trains nothing"):
+        _run_saving(tmp_path, "--save-model", str(tmp_path / "kept"))
+    assert not (tmp_path / "kept").exists()
+    _run_saving(tmp_path, "--save-model", str(tmp_path / "kept"), "--force")
+    assert load_model(tmp_path / "kept").name == "san"

@@ -101,9 +101,27 @@ def cmd_run(args, argv) -> None:
         fields = {**paper_fields, **fields}  # still a "run", on the given data
     fields = apply_settings(fields, args.set or [])
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
-                   Path(args.checkpoints), force=args.force)
+                   Path(args.checkpoints), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def add_save_model_option(run_parser: argparse.ArgumentParser) -> None:
+    """``run --save-model DIR``: keep the trained model (lamalib.models.saved)."""
+    run_parser.add_argument(
+        "--save-model", metavar="DIR",
+        help="also keep the trained model (best epoch) with its vocabulary, labels "
+             "and max_len in DIR; read it with `predict --model DIR` or "
+             "lamalib.models.saved.load_model(DIR)")
+
+
+def _save_to(args) -> Path | None:
+    if args.save_model is None:
+        return None
+    if args.seeds != 1:
+        raise ValueError("--save-model keeps one model: run it with --seeds 1 (or "
+                         "one command per seed, each with its own folder)")
+    return Path(args.save_model)
 
 
 def cmd_reproduce(args, argv) -> None:
@@ -195,6 +213,7 @@ def parser() -> argparse.ArgumentParser:
                         "apply --set")
     r.add_argument("--force", action="store_true",
                    help="run again even if a complete results file exists")
+    add_save_model_option(r)
     r.set_defaults(func=cmd_run)
 
     g = sub.add_parser("reproduce", parents=[common, settings],

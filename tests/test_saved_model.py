@@ -211,3 +211,56 @@ def test_run_save_model_refuses_what_it_cannot_keep(tmp_path):
     assert not (tmp_path / "kept").exists()
     _run_saving(tmp_path, "--save-model", str(tmp_path / "kept"), "--force")
     assert load_model(tmp_path / "kept").name == "san"
+
+
+# ---- the experiments command: predict and attention -------------------------------
+
+def test_predict_prints_tsv_for_texts_and_a_file(tmp_path, capsys):
+    from lamalib.experiments.cli import main
+
+    model, _, folder = _saved(tmp_path, "san")
+    lines = tmp_path / "texts.txt"
+    lines.write_text("dull film .\n\nfunny\n")
+    main(["predict", "--model", str(folder), "a warm\tfilm", "--file", str(lines)])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "text\tlabel\tprobability"
+    rows = [line.split("\t") for line in out[1:]]
+    assert [r[0] for r in rows] == ["a warm film", "dull film .", "funny"]
+    expected = load_model(folder).predict(["a warm film", "dull film .", "funny"])
+    assert [r[1] for r in rows] == [p.label for p in expected]
+    assert [float(r[2]) for r in rows] == pytest.approx(
+        [p.probability for p in expected], abs=1e-4)
+
+
+@pytest.mark.parametrize("name, columns", [("san", ["token", "mean", "head1", "head2",
+                                                    "head3"]),
+                                           ("te", ["token", "mean"])])
+def test_attention_prints_a_table_per_token(tmp_path, capsys, name, columns):
+    from lamalib.experiments.cli import main
+
+    folder = _saved(tmp_path, name)[2]
+    main(["attention", "--model", str(folder), "A warm film"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"# {name}: ") and out[1].split("\t") == columns
+    assert [r.split("\t")[0] for r in out[2:]] == ["a", "warm", "film"]
+    assert sum(float(r.split("\t")[1]) for r in out[2:]) == pytest.approx(1, abs=1e-3)
+
+
+def test_model_commands_give_one_line_errors_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    from lamalib.experiments.cli import main
+
+    folder = _saved(tmp_path, "avg")[2]
+    with pytest.raises(NoAttention, match="'avg' has no attention"):
+        main(["attention", "--model", str(folder), "a film"])
+    with pytest.raises(ValueError, match="give texts to classify"):
+        main(["predict", "--model", str(folder)])
+    done = subprocess.run([sys.executable, "-m", "lamalib.experiments", "predict",
+                           "--model", str(tmp_path / "nowhere"), "a film"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'nowhere'}: no such folder; give the folder a model was "
+        "saved to"]

@@ -71,7 +71,7 @@ def lamalib_version() -> str:
 
 # Where a run writes is not how it was made: a command is recorded without them, so it
 # reproduces the run on any machine into the default folders.
-LOCAL_OPTIONS = ("--results", "--checkpoints")
+LOCAL_OPTIONS = ("--results", "--checkpoints", "--save-model")
 
 # The checkout this library runs from: a path inside it is recorded relative to it.
 REPO_ROOT = Path(__file__).resolve().parents[1]

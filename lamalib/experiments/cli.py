@@ -101,9 +101,95 @@ def cmd_run(args, argv) -> None:
         fields = {**paper_fields, **fields}  # still a "run", on the given data
     fields = apply_settings(fields, args.set or [])
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
-                   Path(args.checkpoints), force=args.force)
+                   Path(args.checkpoints), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def add_save_model_option(run_parser: argparse.ArgumentParser) -> None:
+    """``run --save-model DIR``: keep the trained model (lamalib.models.saved)."""
+    run_parser.add_argument(
+        "--save-model", metavar="DIR",
+        help="also keep the trained model (best epoch) with its vocabulary, labels "
+             "and max_len in DIR; read it with `predict --model DIR` or "
+             "lamalib.models.saved.load_model(DIR)")
+
+
+def _save_to(args) -> Path | None:
+    if args.save_model is None:
+        return None
+    if args.seeds != 1:
+        raise ValueError("--save-model keeps one model: run it with --seeds 1 (or "
+                         "one command per seed, each with its own folder)")
+    return Path(args.save_model)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split())  # one TSV cell: no tab or line break inside
+
+
+def _texts(args) -> list[str]:
+    texts = list(args.texts)
+    if args.file:
+        path = Path(args.file)
+        if args.file != "-" and not path.is_file():
+            raise ValueError(f"{args.file}: no such file (give one text per line)")
+        lines = (sys.stdin.read() if args.file == "-"
+                 else path.read_text(encoding="utf-8")).splitlines()
+        texts += [line for line in lines if line.strip()]
+    if not texts:
+        raise ValueError("give texts to classify: predict --model DIR \"TEXT\" ... "
+                         "or --file FILE (one text per line)")
+    return texts
+
+
+def cmd_predict(args, argv) -> None:
+    from lamalib.models.saved import load_model
+
+    saved, texts = load_model(args.model), _texts(args)
+    print("text\tlabel\tprobability")
+    for text, p in zip(texts, saved.predict(texts)):
+        print(f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
+
+
+def cmd_attention(args, argv) -> None:
+    from lamalib.models.saved import load_model
+
+    saved = load_model(args.model)
+    att = saved.attention(args.text)
+    w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
+    if att.kind == "pooling":
+        print(f"# {saved.name}: each head's weight on each token, and their mean")
+        heads = [f"head{h + 1}" for h in range(w.shape[0])]
+        print("\t".join(["token", "mean", *heads]))
+        for t, token in enumerate(att.tokens):
+            cells = [w[:, t].mean(), *w[:, t]]
+            print("\t".join([token, *(f"{float(c):.4f}" for c in cells)]))
+    else:
+        print(f"# {saved.name}: the attention each token receives, the mean over "
+              f"{w.shape[0]} layers, {w.shape[1]} heads and every query token")
+        received = w.mean(dim=(0, 1, 2))  # (T,)
+        print("token\tmean")
+        for token, value in zip(att.tokens, received):
+            print(f"{token}\t{float(value):.4f}")
+
+
+def add_model_commands(sub) -> None:
+    """``predict`` and ``attention``: ask a model kept by ``run --save-model DIR``."""
+    p = sub.add_parser("predict", help="label texts with a saved model (TSV: text, "
+                                       "label, probability)")
+    p.add_argument("--model", required=True, metavar="DIR",
+                   help="a folder written by run --save-model")
+    p.add_argument("texts", nargs="*", metavar="TEXT", help="texts to classify")
+    p.add_argument("--file", metavar="FILE",
+                   help="also classify each non-empty line of FILE (- for stdin)")
+    p.set_defaults(func=cmd_predict)
+    a = sub.add_parser("attention", help="a saved model's attention over one text's "
+                                         "tokens")
+    a.add_argument("--model", required=True, metavar="DIR",
+                   help="a folder written by run --save-model")
+    a.add_argument("text", help="the text")
+    a.set_defaults(func=cmd_attention)
 
 
 def cmd_reproduce(args, argv) -> None:
@@ -195,6 +281,7 @@ def parser() -> argparse.ArgumentParser:
                         "apply --set")
     r.add_argument("--force", action="store_true",
                    help="run again even if a complete results file exists")
+    add_save_model_option(r)
     r.set_defaults(func=cmd_run)
 
     g = sub.add_parser("reproduce", parents=[common, settings],
@@ -224,6 +311,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's grid")
     t.add_argument("--markdown", action="store_true", help="print a Markdown table")
     t.set_defaults(func=cmd_report)
+    add_model_commands(sub)
     return p
 
 

@@ -26,6 +26,7 @@ from lamalib.data.batching import BucketBatches
 from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
                                 vocab_digest)
 from lamalib.models import build_model, model_options
+from lamalib.models.saved import save_model
 from lamalib.nn.transformer.positional import LearnedPositionalEmbedding
 from lamalib import runtime
 from lamalib.runtime import get_device, profile, seed_everything
@@ -301,25 +302,49 @@ def _print_epoch(epoch, history, model) -> None:
 
 
 def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None = None,
-        checkpoints: Path = CHECKPOINTS, force: bool = False) -> dict:
+        checkpoints: Path = CHECKPOINTS, force: bool = False,
+        save_to: Path | None = None) -> dict:
     """Train and test ``spec``; write and return its results dict.
 
     A complete results file is returned as it is unless ``force``; an interrupted run
     resumes from its checkpoint (``checkpoints/<experiment>/<run>``). ``LAMALIB_SEED``
     shifts the run's seed once, here: the results file is named and recorded by the
     shifted seed, and every seed inside the run (the weights, the batch order, the
-    validation split's fixed seed 0) is then used as given.
+    validation split's fixed seed 0) is then used as given. ``save_to``: also keep
+    the trained model (its best weights), vocabulary, labels and ``max_len`` in that
+    folder (``lamalib.models.saved``; ``load_model(folder)`` reads it back).
     """
     if not isinstance(spec.seed, int):
         raise TypeError(f"a run's seed is a whole number, not {spec.seed!r}")
     spec = replace(spec, seed=runtime.seed(spec.seed))
     with runtime.exact_seeds():
-        return _run(spec, results_dir, argv, checkpoints, force)
+        return _run(spec, results_dir, argv, checkpoints, force, save_to)
+
+
+def _check_saveable(spec: RunSpec, train, vocab) -> None:
+    """Refuse, before any training, a ``save_to`` that could not be kept."""
+    if isinstance(train, PairDataset):
+        raise ValueError("--save-model keeps a classifier of single texts; a "
+                         "sentence-pair model cannot be saved yet")
+    if not isinstance(vocab, Vocab):
+        raise ValueError("--save-model keeps our Vocab; a pretrained BERT's WordPiece "
+                         "vocabulary cannot be saved yet (use "
+                         "--set pretrained_name=null for a BERT on our Vocab)")
+
+
+def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
+    save_model(model, vocab, train.label_names, save_to, name=spec.model,
+               options=spec.model_options, max_len=spec.max_len)
+    print(f"model saved to {save_to}", flush=True)
 
 
 def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: Path,
-         force: bool) -> dict:
+         force: bool, save_to: Path | None = None) -> dict:
     out = Path(results_dir) / spec.result_name()
+    if out.exists() and is_complete(out) and not force and save_to is not None:
+        raise ValueError(
+            f"{portable_path(out)} is complete, so this run trains nothing to save "
+            "to --save-model: pass --force to train it again, or --results DIR")
     if out.exists() and is_complete(out) and not force:
         stored = json.loads(out.read_text())
         differences = stored_differences(stored, spec)
@@ -337,6 +362,8 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         commit, clock = git_commit(), time.perf_counter()  # the code this run uses
         train, valid, test = load_data(spec)
         vocab = model_vocab(spec, train)
+        if save_to is not None:
+            _check_saveable(spec, train, vocab)
         options = dict(spec.model_options)
         seed_everything(spec.seed)
         vectors_info = None
@@ -388,6 +415,8 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         if main:
             write_json_atomic(out, result)
             shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
+            if save_to is not None:  # fit restored the best epoch's weights
+                _save_run_model(spec, model, vocab, train, Path(save_to))
             print(f"test accuracy {scores['accuracy']:.4f} -> {portable_path(out)}",
                   flush=True)
     return result

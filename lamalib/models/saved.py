@@ -1,0 +1,320 @@
+"""A trained classifier kept as a folder, and asked about raw text (issue 26).
+
+``save_model(model, vocab, labels, folder, name=, options=, max_len=)`` writes
+
+- ``model.json``: the registered model name and its options, the label names, the
+  preprocessing (tokenizer, lowercasing, maximum length), the format version and the
+  lamalib version that wrote it;
+- ``weights.pt``: the model's plain ``state_dict`` (tensors only; read back with
+  ``torch.load(..., weights_only=True)``, so loading never runs pickled code);
+- ``vocab.txt``: the vocabulary, one token per line in id order.
+
+``load_model(folder)`` gives a :class:`SavedModel`: ``predict(texts)`` returns one
+:class:`Prediction` (label, probability) per text and ``attention(text)`` one
+:class:`Attention` read the same way for every model family:
+
+- ``kind="self"`` (``te``, ``self_attention``, ``ms_transformer``, ``bert``):
+  ``weights`` is ``(L, H, T, T)``: layer, head, query token, key token. The
+  MS-Transformer's ``[CLS]`` node is kept as the first position (``tokens[0] ==
+  "[CLS]"``), so every row still sums to 1.
+- ``kind="pooling"`` (the LAMA family and ``le``: heads; ``san``: hops): ``weights``
+  is ``(H, T)``: one distribution over the tokens per head or hop.
+
+Each row sums to 1 over the tokens shown. Models without attention (``avg``,
+``bow_mlp``, ``cnn``, ``bigru_max``) raise :class:`NoAttention`. Every problem with a
+folder raises :class:`SavedModelError`, one line naming the file and what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from lamalib.data.batching import pad_sequences
+from lamalib.data.vocab import CLS, Vocab
+from lamalib.models.registry import available_models, build_model, model_kind
+from lamalib.provenance import lamalib_version
+
+FORMAT = "lamalib-saved-model"
+FORMAT_VERSION = 1
+CONFIG, WEIGHTS, VOCAB = "model.json", "weights.pt", "vocab.txt"
+TOKENIZER = "lamalib.data.tokenize"  # lowercase, NFC, punctuation as tokens
+_SKIP = ("vocab_size", "num_classes", "pretrained", "freeze_embeddings")
+
+
+class SavedModelError(ValueError):
+    """A saved-model folder that cannot be read (missing or tampered file, another
+    format version, unknown model); the message names the file and what to do."""
+
+
+class NoAttention(ValueError):
+    """The model computes no attention weights (e.g. ``avg``, ``cnn``)."""
+
+
+@dataclass
+class Prediction:
+    """The most probable label of a text and its probability."""
+
+    label: str
+    probability: float
+
+
+@dataclass
+class Attention:
+    """Attention weights of one text. ``kind`` is ``"self"`` (``weights`` ``(L, H,
+    T, T)``) or ``"pooling"`` (``weights`` ``(H, T)``); ``tokens`` are the T
+    positions shown (with ``"[CLS]"`` first for the MS-Transformer)."""
+
+    tokens: list[str]
+    weights: torch.Tensor
+    kind: str
+
+
+def _version() -> str:
+    return lamalib_version()
+
+
+def _plain(value):
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def save_model(model: torch.nn.Module, vocab: Vocab, labels: Sequence[str],
+               folder: str | Path, *, name: str, options: dict | None = None,
+               max_len: int | None = None, lowercase: bool = True) -> Path:
+    """Write ``model`` (registered as ``name``, built with ``options``) with its
+    vocabulary and label names into ``folder`` (made if missing); returns it.
+
+    Args:
+        labels: the class names in id order (``dataset.label_names``).
+        options: the options ``build_model(name, ...)`` was given (``vocab_size``,
+            ``num_classes`` and ``pretrained`` are left out: the weights hold them).
+        max_len: the run's truncation (None: texts were kept whole).
+        lowercase: recorded; lamalib's tokenizer always lowercases.
+    """
+    if not isinstance(vocab, Vocab):
+        raise TypeError(f"save_model keeps a lamalib Vocab, not {type(vocab).__name__} "
+                        "(a pretrained BERT's WordPiece ids are not supported yet)")
+    if model_kind(name) != "classifier":
+        raise ValueError(f"save_model keeps classifiers; {name!r} is a "
+                         f"{model_kind(name)} model")
+    if not lowercase:
+        raise ValueError("lamalib's tokenizer always lowercases: lowercase=False "
+                         "cannot be kept")
+    labels = [str(label) for label in labels]
+    options = {k: _plain(v) for k, v in (options or {}).items() if k not in _SKIP}
+    json.dumps(options)  # fail here, before writing, on an option JSON cannot keep
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+    torch.save(state, folder / WEIGHTS)
+    (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
+                                encoding="utf-8")
+    config = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "lamalib": _version(),
+        "model": name, "options": options,
+        "vocab_size": len(vocab), "labels": labels,
+        "preprocessing": {"tokenizer": TOKENIZER, "lowercase": True,
+                          "max_len": max_len},
+    }
+    (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return folder
+
+
+def _fail(path: Path, what: str, todo: str) -> SavedModelError:
+    return SavedModelError(f"{path}: {what}; {todo}")
+
+
+_RESAVE = "save the model again (save_model or `run ... --save-model DIR`)"
+
+
+def _read_config(folder: Path) -> dict:
+    path = folder / CONFIG
+    if not folder.is_dir():
+        raise _fail(folder, "no such folder", "give the folder a model was saved to")
+    if not path.is_file():
+        raise _fail(path, "missing: the folder holds no saved model", _RESAVE)
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise _fail(path, f"not valid JSON ({error})", _RESAVE) from None
+    if not isinstance(config, dict) or config.get("format") != FORMAT:
+        raise _fail(path, f"not a lamalib saved model (no \"format\": \"{FORMAT}\")",
+                    _RESAVE)
+    version = config.get("format_version")
+    if version != FORMAT_VERSION:
+        raise _fail(path, f"format version {version!r}, this lamalib ({_version()}) "
+                    f"reads version {FORMAT_VERSION}",
+                    f"load it with the lamalib that wrote it "
+                    f"({config.get('lamalib', 'unknown')}) or save it again")
+    missing = [k for k in ("model", "options", "vocab_size", "labels",
+                           "preprocessing") if k not in config]
+    if missing:
+        raise _fail(path, f"lacks {', '.join(missing)}", _RESAVE)
+    if config["model"] not in available_models(kind="classifier"):
+        raise _fail(path, f"unknown model {config['model']!r} (this lamalib has "
+                    f"{', '.join(available_models(kind='classifier'))})",
+                    f"use the lamalib that wrote it ({config.get('lamalib')}) or "
+                    "save it again")
+    prep = config["preprocessing"]
+    if prep.get("tokenizer") != TOKENIZER:
+        raise _fail(path, f"unknown tokenizer {prep.get('tokenizer')!r}",
+                    f"this lamalib reads {TOKENIZER!r}")
+    return config
+
+
+def _read_vocab(folder: Path, config: dict) -> Vocab:
+    path = folder / VOCAB
+    if not path.is_file():
+        raise _fail(path, "missing", _RESAVE)
+    itos = path.read_text(encoding="utf-8").split("\n")
+    if itos and itos[-1] == "":
+        itos.pop()  # the last line's newline
+    if len(itos) != config["vocab_size"]:
+        raise _fail(path, f"holds {len(itos)} tokens but {CONFIG} says "
+                    f"{config['vocab_size']}", _RESAVE)
+    try:
+        return Vocab(itos)
+    except ValueError as error:
+        raise _fail(path, str(error), _RESAVE) from None
+
+
+def _read_weights(folder: Path) -> dict:
+    path = folder / WEIGHTS
+    if not path.is_file():
+        raise _fail(path, "missing", _RESAVE)
+    try:
+        # weights_only: tensors and plain containers only, never pickled code
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        first = str(error).strip().splitlines()[0]
+        raise _fail(path, f"refused: it holds more than tensors ({first})",
+                    "never load weights from an untrusted source; " + _RESAVE) from None
+    except (RuntimeError, EOFError, OSError) as error:
+        first = str(error).strip().splitlines()[0]
+        raise _fail(path, f"unreadable ({first})", _RESAVE) from None
+    if not isinstance(state, dict) or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        raise _fail(path, "not a state_dict of named tensors", _RESAVE)
+    return state
+
+
+class SavedModel:
+    """A classifier read back by :func:`load_model`, with its vocabulary, label names
+    and preprocessing: ``predict(texts)``, ``attention(text)``, ``logits(texts)``."""
+
+    def __init__(self, model: torch.nn.Module, vocab: Vocab, labels: list[str],
+                 config: dict, folder: Path | None = None) -> None:
+        self.model, self.vocab, self.labels = model.eval(), vocab, labels
+        self.config, self.folder = config, folder
+        self.name: str = config["model"]
+        self.max_len: int | None = config["preprocessing"].get("max_len")
+
+    def __repr__(self) -> str:
+        return (f"SavedModel({self.name!r}, {len(self.labels)} labels, vocab "
+                f"{len(self.vocab)}, max_len {self.max_len})")
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def encode(self, texts: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Token ids and mask of raw ``texts`` as the run made them, ``(B, T)``."""
+        if isinstance(texts, str):
+            raise TypeError("give a list of texts, e.g. predict([text])")
+        ids = []
+        for i, text in enumerate(texts):
+            try:
+                ids.append(self.vocab.encode(text)[:self.max_len])
+            except ValueError:
+                raise ValueError(f"text {i + 1} ({text!r}) has no tokens: give "
+                                 "at least one word") from None
+        tokens, mask = pad_sequences(ids, self.vocab.pad_id)
+        return tokens.to(self.device), mask.to(self.device)
+
+    @torch.no_grad()
+    def logits(self, texts: Sequence[str]) -> torch.Tensor:
+        """``(B, C)`` logits of raw ``texts``."""
+        return self.model(*self.encode(texts))
+
+    def predict(self, texts: Sequence[str]) -> list[Prediction]:
+        """The most probable label of each text and its probability."""
+        probs = self.logits(texts).float().softmax(-1)  # (B, C)
+        best, index = probs.max(-1)
+        return [Prediction(self.labels[int(i)], float(p)) for p, i in zip(best, index)]
+
+    @torch.no_grad()
+    def attention(self, text: str) -> Attention:
+        """The attention weights of one text (see the module docstring for shapes)."""
+        tokens, mask = self.encode([text])  # (1, T)
+        shown = self.vocab.decode(tokens[0].tolist())
+        return _attention(self.model, self.name, tokens, mask, shown)
+
+
+def _attention(model, name: str, tokens, mask, shown: list[str]) -> Attention:
+    from lamalib.models.ms_transformer import MSTransformerClassifier
+    from lamalib.nn.self_attention.collect import collect_attention
+
+    if isinstance(model, MSTransformerClassifier):
+        model.encode(tokens, mask, need_weights=True)
+        weights = torch.stack(model.attention_weights())  # (L, 1, H, 1 + T, 1 + T)
+        return Attention([CLS] + shown, weights[:, 0].float().cpu(), "self")
+    if "last_weights" in dir(type(model)):  # LAMA family, SAN: (1, H, T) pooling
+        model(tokens, mask)
+        return Attention(shown, model.last_weights[0].float().cpu(), "pooling")
+    if name == "bert":
+        # fused (sdpa) attention returns no weights: the eager path, for this call
+        before = model.net.config._attn_implementation
+        model.net.set_attn_implementation("eager")
+        try:
+            out = model.bert(input_ids=tokens, attention_mask=mask.long(),
+                             output_attentions=True)
+        finally:
+            model.net.set_attn_implementation(before)
+        weights = torch.stack(out.attentions)  # (L, 1, H, T, T)
+        return Attention(shown, weights[:, 0].float().cpu(), "self")
+    try:
+        weights = collect_attention(model, lambda: model(tokens, mask))
+    except RuntimeError:
+        raise NoAttention(f"model {name!r} has no attention weights to show; the "
+                          "models with attention: te, self_attention, "
+                          "ms_transformer, bert, san, lama, lama_ctx, lama_ctx_de, "
+                          "lama_ctx_dp, le") from None
+    return Attention(shown, weights[:, 0].float().cpu(), "self")  # (L, H, T, T)
+
+
+def load_model(folder: str | Path, device: str | torch.device = "cpu") -> SavedModel:
+    """Read a folder written by :func:`save_model`; raises :class:`SavedModelError`
+    naming the file when one is missing or does not fit the others."""
+    folder = Path(folder)
+    config = _read_config(folder)
+    vocab = _read_vocab(folder, config)
+    labels = [str(x) for x in config["labels"]]
+    state = _read_weights(folder)
+    name, options = config["model"], dict(config["options"])
+    try:
+        model = build_model(name, vocab_size=len(vocab), num_classes=len(labels),
+                            **options)
+    except (TypeError, ValueError, KeyError) as error:
+        raise _fail(folder / CONFIG, f"cannot build model {name!r} from its options "
+                    f"({error})", _RESAVE) from None
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as error:
+        detail = " ".join(str(error).split())
+        raise _fail(folder / WEIGHTS, f"does not fit {CONFIG}'s model {name!r} "
+                    f"({detail})", "the files come from different saves: "
+                    + _RESAVE) from None
+    return SavedModel(model.to(device), vocab, labels, config, folder)
+
+
+__all__ = ["Attention", "NoAttention", "Prediction", "SavedModel", "SavedModelError",
+           "load_model", "save_model"]

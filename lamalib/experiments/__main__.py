@@ -1,15 +1,24 @@
 """``python -m lamalib.experiments``: errors in the input (a file, an option, a
-dataset) are printed as one line, not as a traceback."""
+dataset) are printed as one line, not as a traceback, with exit code 2."""
 
 import sys
 
 from lamalib.data.fetch import DownloadError
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.experiments.cli import FILE_KEYS, main
+from lamalib.experiments.options import UsageError
 from lamalib.experiments.results import ResultsConflict
 
 try:
     main()
+except UsageError as error:
+    print(f"error: {error}", file=sys.stderr)
+    sys.exit(2)
+except SystemExit as error:
+    if isinstance(error.code, int) or error.code is None:
+        raise  # argparse's own errors and --help, or a plain exit
+    print(f"error: {error}", file=sys.stderr)  # a message: an input error
+    sys.exit(2)
 except (ValueError, KeyError, TypeError, PermissionError, DownloadError,
         PretrainedUnavailable) as error:
     print(f"error: {error}", file=sys.stderr)

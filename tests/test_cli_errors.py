@@ -1,0 +1,92 @@
+"""Input errors of ``python -m lamalib.experiments``: one line that names the option
+or file and what to do, exit code 2, no traceback, raised before any data is read."""
+
+import subprocess
+import sys
+
+import pytest
+
+from lamalib.experiments import runner
+from lamalib.experiments.cli import main
+from lamalib.experiments.options import UsageError
+
+
+def _tsv(path, n, offset=0):
+    words = {0: "dull boring awful", 1: "great warm lovely"}
+    rows = [f"{'pos' if i % 2 else 'neg'}\tthe film was {words[i % 2].split()[i % 3]} "
+            f"number {i + offset}" for i in range(n)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def files(tmp_path):
+    return (_tsv(tmp_path / "train.tsv", 40), _tsv(tmp_path / "test.tsv", 10, 1000))
+
+
+def _base(tmp_path, train, test):
+    return ["run", "--model", "avg", "--train", str(train), "--test", str(test),
+            "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")]
+
+
+def _error(argv) -> str:
+    with pytest.raises(UsageError) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize("setting, says", [
+    ("epochs=abc", "--set epochs=abc: epochs takes a whole number >= 1"),
+    ("epochs=0", "epochs takes a whole number >= 1"),
+    ("lr=fast", "--set lr=fast: lr takes a number > 0"),
+    ("lr=0", "lr takes a number > 0"),
+    ("header=maybe", "--set header=maybe: header takes true or false"),
+    ("embed_dim=-5", "--set embed_dim=-5: embed_dim takes a whole number >= 1"),
+    ("dropout=1", "dropout takes a number in [0, 1)"),
+    ("patience=2.5", "patience takes a whole number >= 1"),
+    ("max_len=0", "max_len takes a whole number >= 1 or none"),
+    ("optimizer=fast", "optimizer takes one of adamw, adam, sgd"),
+    ("betas=0.9,2", "betas takes numbers in [0, 1) separated by commas"),
+    ("encoding=klingon", "encoding takes a text encoding"),
+    ("label_col=-1", "label_col takes a whole number >= 0"),
+])
+def test_a_bad_option_value_is_one_line_before_any_data_is_read(
+        tmp_path, files, monkeypatch, setting, says):
+    def no_data(spec):
+        raise AssertionError("data read before the options were checked")
+
+    monkeypatch.setattr(runner, "load_data", no_data)
+    message = _error([*_base(tmp_path, *files), "--set", setting])
+    assert says in message
+
+
+def test_good_option_values_keep_their_types():
+    from lamalib.experiments.cli import apply_settings
+
+    fields = apply_settings({"model": "avg"}, [
+        "epochs=2", "lr=0.5", "header=False", "max_len=none", "betas=0.9,0.98",
+        "clip_grad=none", "dropout=0", "optimizer=sgd", "delimiter=;",
+        "text_col=2", "label_col=label"])
+    assert fields["train"] == {"epochs": 2, "lr": 0.5, "betas": [0.9, 0.98],
+                               "clip_grad": None, "optimizer": "sgd"}
+    assert fields["max_len"] is None
+    assert fields["model_options"] == {"dropout": 0.0}
+    assert fields["file_options"] == {"header": False, "delimiter": ";",
+                                      "text_col": 2, "label_col": "label"}
+
+
+def test_seeds_must_be_at_least_one(tmp_path, files):
+    assert "--seeds 0: --seeds takes a whole number >= 1" in _error(
+        [*_base(tmp_path, *files), "--seeds", "0"])
+
+
+def test_the_command_prints_one_line_and_exits_2(tmp_path, files):
+    done = subprocess.run(
+        [sys.executable, "-m", "lamalib.experiments", *_base(tmp_path, *files),
+         "--set", "epochs=abc"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "error: --set epochs=abc: epochs takes a whole number >= 1"]

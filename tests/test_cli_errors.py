@@ -90,3 +90,92 @@ def test_the_command_prints_one_line_and_exits_2(tmp_path, files):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
         "error: --set epochs=abc: epochs takes a whole number >= 1"]
+
+
+def _command(*argv, before=""):
+    """``python -m lamalib.experiments ARGV`` after the Python lines ``before``."""
+    code = (f"import runpy, sys\n{before}\nsys.argv = ['lamalib.experiments', "
+            f"*{list(argv)!r}]\nrunpy.run_module('lamalib.experiments', "
+            "run_name='__main__')")
+    env = {**__import__("os").environ, "LAMALIB_PROGRESS": "0"}  # no bars on stderr
+    return subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def _one_line(done, *says):
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    for text in says:
+        assert text in lines[0]
+
+
+def test_a_missing_file_a_folder_and_a_missing_test_are_one_line(tmp_path, files):
+    train, test = files
+    missing = tmp_path / "nope.tsv"
+    _one_line(_command(*_base(tmp_path, missing, test)),
+              f"--train {missing}: no such file")
+    _one_line(_command(*_base(tmp_path, train, tmp_path)),
+              f"--test {tmp_path}: is a folder")
+    message = _error(["run", "--model", "avg", "--train", str(train), "--valid",
+                      str(missing), "--test", str(test)])
+    assert message.startswith(f"--valid {missing}: no such file")
+    assert "--test FILE" in _error(["run", "--model", "avg", "--train", str(train)])
+
+
+@pytest.mark.skipif(sys.platform == "win32" or __import__("os").geteuid() == 0,
+                    reason="root reads anything")
+def test_an_unreadable_file_is_one_line(tmp_path, files):
+    train, test = files
+    train.chmod(0)
+    assert "cannot be read" in _error(_base(tmp_path, train, test))
+
+
+def test_ctrl_c_says_where_the_run_resumes_and_exits_130(tmp_path, files):
+    stop = """
+from lamalib.experiments import runner
+real_fit = runner.fit
+def fit(*args, **kwargs):
+    def stop(epoch, history, model):
+        if epoch == 2:
+            raise KeyboardInterrupt
+    kwargs["callbacks"] = [*kwargs["callbacks"], stop]
+    return real_fit(*args, **kwargs)
+runner.fit = fit
+"""
+    argv = [*_base(tmp_path, *files), "--set", "header=false", "--set", "epochs=3",
+            "--set", "embed_dim=4"]
+    done = _command(*argv, before=stop)
+    assert done.returncode == 130 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "interrupted; the run resumes from epoch 3 with the same command"]
+    assert list((tmp_path / "r").glob("*.lock")) == []
+    again = _command(*argv)
+    assert again.returncode == 0, again.stderr
+    assert "continuing at epoch 3 of 3" in again.stdout
+
+
+def test_ctrl_c_before_training_exits_130_in_one_line(tmp_path, files):
+    before = """
+from lamalib.experiments import runner
+def load_data(spec):
+    raise KeyboardInterrupt
+runner.load_data = load_data
+"""
+    done = _command(*_base(tmp_path, *files), before=before)
+    assert done.returncode == 130 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith("interrupted; the same command goes on")
+
+
+def test_a_run_another_process_is_writing_is_one_line(tmp_path, files):
+    import os
+
+    from lamalib.experiments.spec import RunSpec
+
+    name = RunSpec(dataset="file", train_file=str(files[0]), model="avg").result_name()
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / (name + ".lock")).write_text(str(os.getppid()))  # alive
+    done = _command(*_base(tmp_path, *files), "--set", "header=false")
+    _one_line(done, "another run", "is writing", name, "wait for it to finish")

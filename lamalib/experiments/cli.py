@@ -13,7 +13,8 @@ from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.provenance import portable_path
 from lamalib.train import TrainConfig
-from lamalib.experiments.options import UsageError, check_count, option_types, parse_value
+from lamalib.experiments.options import (UsageError, check_count, check_input_file,
+                                         option_types, parse_value)
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import RESULTS_DIR, ResultsConflict, results_table
 from lamalib.experiments.runner import CHECKPOINTS, run
@@ -92,6 +93,11 @@ def cmd_run(args, argv) -> None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
     _check_model(args.model)
     _check_dataset(dataset)
+    if args.train and not args.test:
+        raise UsageError("--train FILE needs --test FILE (the file the run is tested on)")
+    for option, name in (("--train", args.train), ("--valid", args.valid),
+                         ("--test", args.test)):
+        check_input_file(option, name)
     fields = {"experiment": "run", "model": args.model, "dataset": dataset,
               "train_file": args.train, "valid_file": args.valid,
               "test_file": args.test}

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import typing
 from dataclasses import dataclass
+from pathlib import Path
 from types import NoneType, UnionType
 
 from lamalib.data.table import load_splits
@@ -233,3 +235,19 @@ def check_count(option: str, value: int) -> int:
     if value < 1:
         raise UsageError(f"{option} {value}: {option} takes a whole number >= 1")
     return value
+
+
+def check_input_file(option: str, name: str | None) -> None:
+    """A data file given on the command line exists, is a file and can be read."""
+    if name is None:
+        return
+    path = Path(name).expanduser()
+    if path.is_dir():
+        raise UsageError(f"{option} {name}: is a folder; give the data file in it, "
+                         f"e.g. {option} {Path(name) / 'train.tsv'}")
+    if not path.exists():
+        raise UsageError(f"{option} {name}: no such file; check the path (relative "
+                         f"to {Path.cwd().name or '/'}/, where the command runs)")
+    if not path.is_file() or not os.access(path, os.R_OK):
+        raise UsageError(f"{option} {name}: cannot be read; check its permissions "
+                         f"(chmod u+r {name})")

@@ -179,3 +179,37 @@ def test_a_run_another_process_is_writing_is_one_line(tmp_path, files):
     (tmp_path / "r" / (name + ".lock")).write_text(str(os.getppid()))  # alive
     done = _command(*_base(tmp_path, *files), "--set", "header=false")
     _one_line(done, "another run", "is writing", name, "wait for it to finish")
+
+
+def test_a_header_row_read_as_data_is_warned_about(tmp_path):
+    import warnings
+
+    from lamalib.data.table import HeaderWarning, load_table
+
+    path = tmp_path / "news.tsv"
+    path.write_text("label\ttext\npos\tgood\nneg\tbad\n")
+    with pytest.warns(HeaderWarning, match=r"news.tsv, line 1: .*--set header=true"):
+        data = load_table(path, header=False)
+    assert "label" in data.label_names  # still read as asked: the warning says so
+    path.write_text("category\theadline\npos\tgood\nneg\tbad\n")
+    with pytest.warns(HeaderWarning, match="header=True"):
+        load_table(path, header=False)
+    path.write_text("topic\ttext\npos\tgood\nneg\tbad\n")
+    with pytest.warns(HeaderWarning):  # the text column's usual name
+        load_table(path, header=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_table(path, label_col="topic")  # read as a header: nothing to say
+        path.write_text("pos\ttext\npos\tgood\nneg\tbad\n")  # 'pos' is a class
+        load_table(path, header=False)
+
+
+def test_the_command_warns_in_one_line(tmp_path, files):
+    train, test = files
+    train.write_text("label\ttext\n" + train.read_text())
+    done = _command(*_base(tmp_path, train, test), "--set", "header=false",
+                    "--set", "epochs=1", "--set", "embed_dim=4")
+    assert done.returncode == 0, done.stderr
+    warning = [line for line in done.stderr.splitlines() if "header" in line]
+    assert len(warning) == 1 and warning[0].startswith(f"warning: {train}, line 1:")
+    assert "--set header=true" in warning[0]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -36,6 +37,15 @@ from lamalib.data.dataset import TextDataset
 from lamalib.data.textio import DECOMPRESS, read_text
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+# Column names that a first row read with header=False gives away as a header row.
+LABEL_NAMES = {"label", "labels", "class", "category", "sentiment", "polarity",
+               "target", "y", "tag", "topic", "rating", "stars"}
+TEXT_NAMES = {"text", "review", "sentence", "content", "description", "title", "body",
+              "document", "tweet", "comment", "x"}
+
+
+class HeaderWarning(UserWarning):
+    """A file read with ``header=False`` whose first row looks like column names."""
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -205,7 +215,23 @@ def _read_rows(
         rows.lines.append(line)
     if not rows.texts:
         raise ValueError(f"{path} has no data rows: it is empty or has only a header.")
+    if not header:
+        _warn_if_header(rows, first[text_at])
     return rows
+
+
+def _warn_if_header(rows: _Rows, first_text: str) -> None:
+    """Warn when the first row, read as data, looks like column names: its label
+    appears in no other row and it, or the row's text, is a usual column name."""
+    label = rows.labels[0]
+    if rows.labels.count(label) == 1 and (
+            label.casefold() in LABEL_NAMES
+            or first_text.strip().casefold() in TEXT_NAMES):
+        warnings.warn(
+            f"{rows.path}, line {rows.lines[0]}: read as data with header=False, but "
+            f"it looks like column names ({label!r}, {first_text.strip()[:30]!r}) and "
+            f"would become a class; if it is a header, pass header=True "
+            f"(--set header=true)", HeaderWarning, stacklevel=4)
 
 
 def _stem(path: Path) -> str:

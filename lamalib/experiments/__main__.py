@@ -3,6 +3,7 @@ dataset) are printed as one line, not as a traceback, with exit code 2; Ctrl-C s
 how the run goes on, exit code 130."""
 
 import sys
+import warnings
 
 from lamalib.data.fetch import DownloadError
 from lamalib.models.bert import PretrainedUnavailable
@@ -10,6 +11,8 @@ from lamalib.experiments.cli import FILE_KEYS, main
 from lamalib.experiments.options import UsageError
 from lamalib.experiments.results import ResultsConflict, RunLocked
 
+# a warning is one line on stderr, as an error is
+warnings.formatwarning = lambda message, *_, **__: f"warning: {message}\n"
 try:
     main()
 except UsageError as error:

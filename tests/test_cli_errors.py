@@ -213,3 +213,39 @@ def test_the_command_warns_in_one_line(tmp_path, files):
     warning = [line for line in done.stderr.splitlines() if "header" in line]
     assert len(warning) == 1 and warning[0].startswith(f"warning: {train}, line 1:")
     assert "--set header=true" in warning[0]
+
+
+def test_several_text_columns_are_joined(tmp_path):
+    from lamalib.data.table import TEXT_SEP, load_splits, load_table
+
+    path = tmp_path / "news.csv"
+    path.write_text('label,title,description\nbiz,"Stocks rise","Markets, up"\n'
+                    'sport,Cup final,\n')
+    data = load_table(path, text_col=["title", "description"])
+    assert TEXT_SEP == " . "
+    assert data.texts == ["Stocks rise . Markets, up", "Cup final"]  # blank left out
+    assert load_table(path, text_col="title").texts == ["Stocks rise", "Cup final"]
+    plain = tmp_path / "news.tsv"
+    plain.write_text("biz\tStocks rise\tMarkets up\nsport\tCup final\tA win\n")
+    train, _, test = load_splits(plain, test=plain, header=False, text_col=[1, 2],
+                                 text_sep="\n")
+    assert train.texts == ["Stocks rise\nMarkets up", "Cup final\nA win"]
+    with pytest.raises(ValueError, match="no column 'body'"):
+        load_table(path, text_col=["title", "body"])
+
+
+def test_the_command_takes_several_text_columns_and_records_the_separator(
+        tmp_path):
+    import json
+
+    rows = [f"{'pos' if i % 2 else 'neg'}\ttitle {i}\t"
+            f"{'great' if i % 2 else 'awful'} film {i}" for i in range(30)]
+    train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
+    train.write_text("\n".join(rows) + "\n")
+    test.write_text("\n".join(rows[:10]) + "\n")
+    main([*_base(tmp_path, train, test), "--set", "header=false", "--set",
+          "text_col=1,2", "--set", "epochs=1", "--set", "embed_dim=4"])
+    (result,) = (tmp_path / "r").glob("*.json")
+    config = json.loads(result.read_text())["config"]
+    assert config["file_options"] == {"header": False, "text_col": [1, 2],
+                                      "text_sep": " . "}

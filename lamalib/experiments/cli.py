@@ -14,7 +14,7 @@ from lamalib.models.bert import PretrainedUnavailable
 from lamalib.provenance import portable_path
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
-                                         option_types, parse_value)
+                                         option_types, parse_value, with_text_sep)
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import RESULTS_DIR, ResultsConflict, results_table
 from lamalib.experiments.runner import CHECKPOINTS, run
@@ -25,7 +25,8 @@ SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "valid_file", "test_file", "file_options")]
 TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
               if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
-FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding"]
+FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding",
+             "text_sep"]
 
 
 def apply_settings(fields: dict, settings: list[str]) -> dict:
@@ -58,7 +59,7 @@ def apply_settings(fields: dict, settings: list[str]) -> dict:
                 f"Training options: {', '.join(TRAIN_KEYS)}. Options of model "
                 f"{model!r}: {', '.join(allowed_model)}. File options: "
                 f"{', '.join(FILE_KEYS)}.")
-    return fields
+    return with_text_sep(fields)
 
 
 def _check_model(name: str) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import NoneType, UnionType
 
-from lamalib.data.table import load_splits
+from lamalib.data.table import TEXT_SEP, load_splits
 from lamalib.experiments.spec import RunSpec
 from lamalib.train import TrainConfig
 
@@ -251,3 +251,12 @@ def check_input_file(option: str, name: str | None) -> None:
     if not path.is_file() or not os.access(path, os.R_OK):
         raise UsageError(f"{option} {name}: cannot be read; check its permissions "
                          f"(chmod u+r {name})")
+
+
+def with_text_sep(fields: dict) -> dict:
+    """Several text columns: the separator that joins them goes into the run's file
+    options, so that its results file records it."""
+    options = fields.get("file_options") or {}
+    if isinstance(options.get("text_col"), list) and "text_sep" not in options:
+        fields["file_options"] = {**options, "text_sep": TEXT_SEP}
+    return fields

@@ -15,6 +15,10 @@ the file and its 1-based line. In a TSV file an extra tab is an error rather tha
 of the text: TSV cannot tell a tab inside a text from a column too many (an id column,
 say), so guessing would silently corrupt one or the other.
 
+Several text columns (``text_col=["title", "description"]``, or column numbers) are
+joined into one text with ``text_sep`` between them (default :data:`TEXT_SEP`,
+``" . "``: a sentence boundary a tokenizer keeps); a blank one is left out.
+
 Blank lines are skipped, labels are stripped of surrounding spaces, texts are kept as
 written (an empty label or text is an error). Label ids follow :func:`label_order`
 unless ``label_names=`` gives them; :func:`load_splits` gives a training file and its
@@ -26,6 +30,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -36,6 +41,16 @@ from lamalib.data.dataset import TextDataset
 from lamalib.data.textio import DECOMPRESS, read_text
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+TEXT_SEP = " . "  # between the texts of several text columns
+# Column names that a first row read with header=False gives away as a header row.
+LABEL_NAMES = {"label", "labels", "class", "category", "sentiment", "polarity",
+               "target", "y", "tag", "topic", "rating", "stars"}
+TEXT_NAMES = {"text", "review", "sentence", "content", "description", "title", "body",
+              "document", "tweet", "comment", "x"}
+
+
+class HeaderWarning(UserWarning):
+    """A file read with ``header=False`` whose first row looks like column names."""
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -147,12 +162,13 @@ def _column(
 
 def _read_rows(
     path: str | Path,
-    text_col: str | int | None,
+    text_col: str | int | Sequence[str | int] | None,
     label_col: str | int | None,
     format: str | None,
     delimiter: str | None,
     header: bool,
     encoding: str,
+    text_sep: str = TEXT_SEP,
 ) -> _Rows:
     path = Path(path)
     kind = _format_of(path, format, delimiter)
@@ -173,7 +189,11 @@ def _read_rows(
         text_col = "text" if header else 1
     if label_col is None:
         label_col = "label" if header else 0
-    text_at = _column(text_col, names, path, "text_col", first)
+    several = isinstance(text_col, (list, tuple))
+    if several and not text_col:
+        raise ValueError(f"{path}: text_col=[] names no column; give one or more.")
+    text_at = [_column(col, names, path, "text_col", first)
+               for col in (text_col if several else [text_col])]
     label_at = _column(label_col, names, path, "label_col", first)
     rows = _Rows(path, [], [], [])
     data = records if header else chain([(first_line, first)], records)
@@ -193,7 +213,11 @@ def _read_rows(
                 f"{'header' if header else 'first row'} (line {first_line}) has "
                 f"{_fields(len(first))}; {hint}"
             )
-        label, text = fields[label_at].strip(), fields[text_at]
+        label = fields[label_at].strip()
+        if several:  # the columns that have a text, joined
+            text = text_sep.join(fields[i] for i in text_at if fields[i].strip())
+        else:
+            text = fields[text_at[0]]
         if not label:
             raise ValueError(f"{path}, line {line}: the label is empty.")
         if not text.strip():
@@ -205,7 +229,25 @@ def _read_rows(
         rows.lines.append(line)
     if not rows.texts:
         raise ValueError(f"{path} has no data rows: it is empty or has only a header.")
+    if not header:
+        _warn_if_header(rows, [first[i] for i in text_at])
     return rows
+
+
+def _warn_if_header(rows: _Rows, first_texts: list[str]) -> None:
+    """Warn when the first row, read as data, looks like column names: its label
+    appears in no other row and it, or one of the row's texts, is a usual column
+    name."""
+    label = rows.labels[0]
+    if rows.labels.count(label) == 1 and (
+            label.casefold() in LABEL_NAMES
+            or any(t.strip().casefold() in TEXT_NAMES for t in first_texts)):
+        shown = ", ".join(repr(t.strip()[:30]) for t in first_texts)
+        warnings.warn(
+            f"{rows.path}, line {rows.lines[0]}: read as data with header=False, but "
+            f"it looks like column names ({label!r}, {shown}) and "
+            f"would become a class; if it is a header, pass header=True "
+            f"(--set header=true)", HeaderWarning, stacklevel=4)
 
 
 def _stem(path: Path) -> str:
@@ -239,7 +281,7 @@ def _names(label_names: Sequence[str] | None) -> list[str]:
 
 def load_table(
     path: str | Path,
-    text_col: str | int | None = None,
+    text_col: str | int | Sequence[str | int] | None = None,
     label_col: str | int | None = None,
     *,
     header: bool = True,
@@ -247,6 +289,7 @@ def load_table(
     delimiter: str | None = None,
     encoding: str = "utf-8",
     label_names: Sequence[str] | None = None,
+    text_sep: str = TEXT_SEP,
 ) -> TextDataset:
     """Read one labelled TSV/CSV file (see the module docstring for the rules).
 
@@ -257,7 +300,8 @@ def load_table(
         path: the file; ``.gz``, ``.xz`` and ``.bz2`` files are decompressed.
         text_col, label_col: column names (with a header row; default ``"text"`` and
             ``"label"``) or 0-based column numbers (default label 0, text 1 without a
-            header: the common ``label<TAB>text`` layout).
+            header: the common ``label<TAB>text`` layout). A list of columns joins
+            their texts with ``text_sep``.
         header: whether the first line names the columns.
         format: ``"tsv"`` or ``"csv"``; by default from the suffix (``.tsv``/``.tab``
             or ``.csv``, before any compression suffix).
@@ -265,13 +309,16 @@ def load_table(
         encoding: the file's text encoding; a UTF-8 byte-order mark is dropped.
         label_names: the labels in id order; by default :func:`label_order`
             (numbers numerically, words alphabetically).
+        text_sep: what joins the texts of several text columns (default
+            :data:`TEXT_SEP`, ``" . "``).
 
     Raises:
         ValueError: naming the file and its 1-based line for any malformed row (too
             many or too few fields, empty label or text, invalid CSV, bytes not in
             ``encoding``, a label not in ``label_names``).
     """
-    rows = _read_rows(path, text_col, label_col, format, delimiter, header, encoding)
+    rows = _read_rows(path, text_col, label_col, format, delimiter, header, encoding,
+                      text_sep)
     names = _names(label_names) or label_order(rows.labels)
     return _dataset(rows, names, "all", "given in label_names=")
 
@@ -289,13 +336,14 @@ def load_splits(
     valid: str | Path | None = None,
     test: str | Path | None = None,
     *,
-    text_col: str | int | None = None,
+    text_col: str | int | Sequence[str | int] | None = None,
     label_col: str | int | None = None,
     header: bool = True,
     format: str | None = None,
     delimiter: str | None = None,
     encoding: str = "utf-8",
     label_names: Sequence[str] | None = None,
+    text_sep: str = TEXT_SEP,
 ) -> Splits:
     """Read a training file and optional validation and test files (same layout)
     into datasets that share one label map, the training file's.
@@ -309,7 +357,7 @@ def load_splits(
             the training file does not have (a model cannot predict it), naming the
             label, its file and line.
     """
-    options = (text_col, label_col, format, delimiter, header, encoding)
+    options = (text_col, label_col, format, delimiter, header, encoding, text_sep)
     train_rows = _read_rows(train, *options)
     names = _names(label_names) or label_order(train_rows.labels)
     where = "given in label_names=" if label_names else f"of the training file {train}"

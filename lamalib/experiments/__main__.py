@@ -1,15 +1,36 @@
 """``python -m lamalib.experiments``: errors in the input (a file, an option, a
-dataset) are printed as one line, not as a traceback."""
+dataset) are printed as one line, not as a traceback, with exit code 2; Ctrl-C says
+how the run goes on, exit code 130."""
 
 import sys
+import warnings
 
 from lamalib.data.fetch import DownloadError
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.experiments.cli import FILE_KEYS, main
-from lamalib.experiments.results import ResultsConflict
+from lamalib.experiments.options import UsageError
+from lamalib.experiments.results import ResultsConflict, RunLocked
 
+# a warning is one line on stderr, as an error is
+warnings.formatwarning = lambda message, *_, **__: f"warning: {message}\n"
 try:
     main()
+except UsageError as error:
+    print(f"error: {error}", file=sys.stderr)
+    sys.exit(2)
+except SystemExit as error:
+    if isinstance(error.code, int) or error.code is None:
+        raise  # argparse's own errors and --help, or a plain exit
+    print(f"error: {error}", file=sys.stderr)  # a message: an input error
+    sys.exit(2)
+except KeyboardInterrupt as error:  # a RunInterrupted knows the epoch
+    print(str(error) or "interrupted; the same command goes on where it stopped "
+          "(complete runs are skipped, an unfinished one resumes from its last "
+          "checkpoint)", file=sys.stderr)
+    sys.exit(130)
+except RunLocked as error:
+    print(f"error: {error}", file=sys.stderr)
+    sys.exit(2)
 except (ValueError, KeyError, TypeError, PermissionError, DownloadError,
         PretrainedUnavailable) as error:
     print(f"error: {error}", file=sys.stderr)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 
@@ -14,6 +13,8 @@ from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.provenance import portable_path
 from lamalib.train import TrainConfig
+from lamalib.experiments.options import (UsageError, check_count, check_input_file,
+                                         option_types, parse_value, with_text_sep)
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import RESULTS_DIR, ResultsConflict, results_table
 from lamalib.experiments.runner import CHECKPOINTS, run
@@ -24,27 +25,26 @@ SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "valid_file", "test_file", "file_options")]
 TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
               if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
-FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding"]
-
-
-def _value(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text  # a bare string, e.g. optimizer=sgd
+FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding",
+             "text_sep"]
 
 
 def apply_settings(fields: dict, settings: list[str]) -> dict:
     """Put each ``key=value`` of ``--set`` where it belongs: a run option, a training
-    option or a model option; anything else is an error listing the valid keys."""
+    option or a model option; anything else is an error listing the valid keys. Each
+    value is parsed and checked by its option's type and range (``options.py``)
+    before any data is read."""
     model = fields["model"]
-    allowed_model = [k for k in model_options(model) if k not in (
+    defaults = model_options(model)
+    allowed_model = [k for k in defaults if k not in (
         "vocab_size", "num_classes", "pretrained")]
+    types = option_types(defaults)
     for item in settings:
         key, eq, raw = item.partition("=")
         if not eq:
-            raise SystemExit(f"--set takes key=value, got {item!r}")
-        value = _value(raw)
+            raise UsageError(f"--set takes key=value, got {item!r}")
+        if key in SPEC_KEYS + TRAIN_KEYS + allowed_model + FILE_KEYS:
+            value = parse_value(key, raw, types.get(key))
         if key in SPEC_KEYS:
             fields[key] = value
         elif key in TRAIN_KEYS:
@@ -54,12 +54,12 @@ def apply_settings(fields: dict, settings: list[str]) -> dict:
         elif key in FILE_KEYS:
             fields.setdefault("file_options", {})[key] = value
         else:
-            raise SystemExit(
+            raise UsageError(
                 f"unknown option {key!r}. Run options: {', '.join(SPEC_KEYS)}. "
                 f"Training options: {', '.join(TRAIN_KEYS)}. Options of model "
                 f"{model!r}: {', '.join(allowed_model)}. File options: "
                 f"{', '.join(FILE_KEYS)}.")
-    return fields
+    return with_text_sep(fields)
 
 
 def _check_model(name: str) -> None:
@@ -88,11 +88,17 @@ def _summary(results: list[dict]) -> None:
 
 
 def cmd_run(args, argv) -> None:
+    check_count("--seeds", args.seeds)
     dataset = "file" if args.train else args.dataset
     if dataset is None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
     _check_model(args.model)
     _check_dataset(dataset)
+    if args.train and not args.test:
+        raise UsageError("--train FILE needs --test FILE (the file the run is tested on)")
+    for option, name in (("--train", args.train), ("--valid", args.valid),
+                         ("--test", args.test)):
+        check_input_file(option, name)
     fields = {"experiment": "run", "model": args.model, "dataset": dataset,
               "train_file": args.train, "valid_file": args.valid,
               "test_file": args.test}
@@ -193,6 +199,7 @@ def add_model_commands(sub) -> None:
 
 
 def cmd_reproduce(args, argv) -> None:
+    check_count("--seeds", args.seeds)
     paper = PAPERS.get(args.paper)
     if paper is None:
         raise SystemExit(f"unknown paper {args.paper!r}; choose one of "

@@ -10,6 +10,8 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from lamalib.provenance import portable_path
+
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
 PUBLISHED = "published.json"
@@ -23,6 +25,10 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+class RunLocked(RuntimeError):
+    """Another live process is making the same results file."""
 
 
 @contextmanager
@@ -44,12 +50,14 @@ def run_lock(results_file: Path):
             except (OSError, ValueError):
                 pid = 0
             if pid and _alive(pid):
-                raise RuntimeError(
-                    f"another run (process {pid}) is writing {results_file}; wait for "
-                    "it to finish, or stop it") from None
+                raise RunLocked(
+                    f"another run (process {pid}) is writing "
+                    f"{portable_path(results_file)}; wait for it to finish, or stop it "
+                    f"(kill {pid}), then run the command again") from None
             lock.unlink(missing_ok=True)  # a stale lock of a process that died
     else:
-        raise RuntimeError(f"could not lock {results_file}")
+        raise RunLocked(f"could not lock {portable_path(results_file)}; run the "
+                        "command again")
     try:
         os.write(fd, str(os.getpid()).encode())
         os.close(fd)

@@ -292,6 +292,10 @@ def _peak_memory_mb(device: torch.device) -> dict:
     return {"peak_memory_mb": kb / 1024, "peak_memory_kind": "process max RSS"}
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during training; the message says where the same command resumes."""
+
+
 def _print_epoch(epoch, history, model) -> None:
     if not distributed.is_main_process():
         return
@@ -388,8 +392,15 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                   f"{spec.dataset_label()} (seed {spec.seed}): "
                   f"{len(train)}/{len(valid)}/{len(test)} examples, vocab "
                   f"{len(vocab)}", flush=True)
-        history = fit(model, loaders[0], loaders[1], config, step,
-                      callbacks=[_print_epoch])
+        done: list[int] = []  # the epochs this process finished (and checkpointed)
+        try:
+            history = fit(model, loaders[0], loaders[1], config, step,
+                          callbacks=[_print_epoch, lambda epoch, *_: done.append(epoch)])
+        except KeyboardInterrupt:
+            where = (f"epoch {done[-1] + 1}" if done and config.checkpoint_dir
+                     else "its last checkpoint")
+            raise RunInterrupted(f"interrupted; the run resumes from {where} with the "
+                                 "same command") from None
         device = next(model.parameters()).device
         scores = evaluate(model, loaders[2], step)
         result = {

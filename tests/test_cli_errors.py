@@ -249,3 +249,14 @@ def test_the_command_takes_several_text_columns_and_records_the_separator(
     config = json.loads(result.read_text())["config"]
     assert config["file_options"] == {"header": False, "text_col": [1, 2],
                                       "text_sep": " . "}
+
+
+def test_a_bad_lamalib_seed_is_one_line_before_anything_runs(tmp_path, files):
+    env = {**__import__("os").environ, "LAMALIB_SEED": "x"}
+    done = subprocess.run(
+        [sys.executable, "-m", "lamalib.experiments", *_base(tmp_path, *files)],
+        capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: LAMALIB_SEED='x' is not a seed")
+    assert not (tmp_path / "r").exists()  # nothing was run or written

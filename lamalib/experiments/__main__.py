@@ -5,6 +5,7 @@ how the run goes on, exit code 130."""
 import sys
 import warnings
 
+from lamalib import runtime
 from lamalib.data.fetch import DownloadError
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.experiments.cli import FILE_KEYS, main
@@ -14,6 +15,10 @@ from lamalib.experiments.results import ResultsConflict, RunLocked
 # a warning is one line on stderr, as an error is
 warnings.formatwarning = lambda message, *_, **__: f"warning: {message}\n"
 try:
+    try:
+        runtime.base_seed()  # a bad LAMALIB_SEED is named before anything runs
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     main()
 except UsageError as error:
     print(f"error: {error}", file=sys.stderr)

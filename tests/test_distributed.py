@@ -60,7 +60,7 @@ def test_two_cpu_processes_write_one_results_file(tmp_path):
                           timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     files = list((tmp_path / "multi").iterdir())
-    assert [f.name for f in files] == ["run__avg__train__s0.json"]
+    assert [f.name for f in files] == [f"run__avg__{tmp_path.name}__s0.json"]
     multi = json.loads(files[0].read_text())
     assert multi["hardware"]["processes"] == 2
 
@@ -69,7 +69,7 @@ def test_two_cpu_processes_write_one_results_file(tmp_path):
          *_args(train, test, tmp_path / "single", tmp_path / "c2")],
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240)
     assert single.returncode == 0, single.stderr[-3000:]
-    one = json.loads((tmp_path / "single" / "run__avg__train__s0.json").read_text())
+    one = json.loads((tmp_path / "single" / f"run__avg__{tmp_path.name}__s0.json").read_text())
     assert one["hardware"]["processes"] == 1
     # Each of the two processes takes half the batches, and DDP averages their
     # gradients: the same data per epoch, half the steps. On this easy task both

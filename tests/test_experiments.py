@@ -43,7 +43,7 @@ def test_run_on_a_users_files_writes_a_results_file_with_provenance(
     out = capsys.readouterr().out
     assert "test acc" in out and "avg" in out  # the summary table
     [path] = (tmp_path / "results").glob("*.json")
-    assert path.name == "run__avg__train__s0.json"
+    assert path.name == f"run__avg__{tmp_path.name}__s0.json"  # the folder: train.tsv
     r = json.loads(path.read_text())
     for key in ("experiment", "model", "dataset", "profile", "config", "metrics",
                 "history", "params", "hardware", "started", "seconds", "git_commit",
@@ -79,14 +79,14 @@ def test_a_complete_run_is_skipped(tmp_path, files, capsys, monkeypatch):
 
 def test_a_complete_run_of_other_data_with_the_same_file_name_is_kept_not_reused(
         tmp_path, files, capsys, monkeypatch):
-    # two folders' train.tsv give one results name: the second run used to be
-    # "skipped" and reported the first folder's accuracy as its own
+    # two folders of the same name, each with a train.tsv, give one results name:
+    # the second run used to be "skipped" and reported the first's accuracy as its own
     monkeypatch.chdir(tmp_path)
     _run_cli(tmp_path, files)
     [path] = (tmp_path / "results").glob("*.json")
     before = path.read_text()
-    other = tmp_path / "other"
-    other.mkdir()
+    other = tmp_path / "elsewhere" / tmp_path.name
+    other.mkdir(parents=True)
     other_files = (_tsv(other / "train.tsv", 60, 500), _tsv(other / "test.tsv", 20, 9))
     with pytest.raises(ResultsConflict, match="train_file") as error:
         _run_cli(tmp_path, other_files)
@@ -258,7 +258,8 @@ def test_run_can_start_from_a_papers_recipe(tmp_path, files):
           "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
     [path] = (tmp_path / "r").glob("*.json")
     r = json.loads(path.read_text())
-    assert r["experiment"] == "run" and path.name.startswith("run__avg__")
+    assert r["experiment"] == "run" and path.name.startswith("run-lama__avg__")
+    assert r["config"]["recipe"] == "lama"
     train_cfg = r["config"]["train"]  # the LAMA paper's SGD, with our epochs
     assert (train_cfg["optimizer"], train_cfg["lr"], train_cfg["momentum"],
             train_cfg["epochs"]) == ("sgd", 0.05, 0.9, 1)
@@ -354,7 +355,7 @@ def test_lamalib_seed_shifts_a_runs_seed_once_and_names_the_file_by_it(
     monkeypatch.setenv("LAMALIB_SEED", "2")
     _run_cli(tmp_path, files)
     [path] = (tmp_path / "results").glob("*.json")
-    assert path.name == "run__avg__train__s2.json"
+    assert path.name == f"run__avg__{tmp_path.name}__s2.json"
     shifted = json.loads(path.read_text())
     assert shifted["config"]["seed"] == 2
     # the same run as seed 2 without the shift: the seed is not shifted twice inside

@@ -18,11 +18,14 @@ from lamalib.experiments.options import (UsageError, check_count, check_input_fi
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import RESULTS_DIR, ResultsConflict, results_table
 from lamalib.experiments.runner import CHECKPOINTS, run
+from lamalib.experiments.commands import (add_models_command, add_report_command,
+                                          recipe_fields, recipes_epilog,
+                                          run_name_fields)
 from lamalib.experiments.spec import RunSpec
 
 SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "experiment", "model", "dataset", "seed", "model_options", "train", "train_file",
-    "valid_file", "test_file", "file_options")]
+    "valid_file", "test_file", "file_options", "name", "recipe")]
 TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
               if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
 FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding",
@@ -101,10 +104,9 @@ def cmd_run(args, argv) -> None:
         check_input_file(option, name)
     fields = {"experiment": "run", "model": args.model, "dataset": dataset,
               "train_file": args.train, "valid_file": args.valid,
-              "test_file": args.test}
+              "test_file": args.test, **run_name_fields(args)}
     if args.recipe:  # the paper's settings for this model, as reproduce uses them
-        paper_fields = paper_spec_fields(PAPERS[args.recipe], args.model, dataset)
-        fields = {**paper_fields, **fields}  # still a "run", on the given data
+        fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
                    Path(args.checkpoints), force=args.force, save_to=_save_to(args))
@@ -231,19 +233,6 @@ def cmd_reproduce(args, argv) -> None:
     _summary(results)
 
 
-def cmd_report(args, argv) -> None:
-    grid = None
-    if args.paper:
-        paper = PAPERS[args.paper]
-        grid = [(m, d) for d in paper.datasets for m in paper.models]
-    table = results_table(Path(args.results), args.paper, grid)
-    if table.empty:
-        print(f"no results in {portable_path(args.results)}")
-        return
-    print(table.to_markdown(index=False) if args.markdown else table.to_string(
-        index=False))
-
-
 def cmd_vectors(args, argv) -> None:
     from lamalib.embeddings import Word2VecConfig
     from lamalib.experiments.vectors import run_vectors
@@ -274,7 +263,9 @@ def parser() -> argparse.ArgumentParser:
                           help="runs with seeds 0..N-1 (default 1)")
 
     r = sub.add_parser("run", parents=[common, settings],
-                       help="train and test one model on one dataset")
+                       help="train and test one model on one dataset",
+                       epilog=recipes_epilog(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--model", required=True,
                    help=f"one of: {', '.join(available_models('classifier'))}")
     r.add_argument("--dataset", help=f"one of: {', '.join(available_datasets())}")
@@ -285,7 +276,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--recipe", choices=sorted(PAPERS),
                    help="start from that paper's settings for this model (optimizer, "
                         "learning rate, word2vec, sizes: what reproduce uses), then "
-                        "apply --set")
+                        "apply --set; only for the paper's models (see below)")
+    r.add_argument("--name", metavar="NAME",
+                   help="the run's results name (letters, digits, - _ .): "
+                        "results/run__<model>__NAME__s<seed>.json and the report's "
+                        "dataset column (default: the dataset, or your training "
+                        "file's stem, or its folder's name when the stem is train, "
+                        "dev, valid or test: data/questions/train.tsv -> questions)")
     r.add_argument("--force", action="store_true",
                    help="run again even if a complete results file exists")
     add_save_model_option(r)
@@ -313,12 +310,9 @@ def parser() -> argparse.ArgumentParser:
                         "compress): `run --set embeddings=FILE` starts from them")
     v.set_defaults(func=cmd_vectors)
 
-    t = sub.add_parser("report", parents=[common],
-                       help="every result, mean ± std over seeds, beside the paper")
-    t.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's grid")
-    t.add_argument("--markdown", action="store_true", help="print a Markdown table")
-    t.set_defaults(func=cmd_report)
+    add_report_command(sub, common)
     add_model_commands(sub)
+    add_models_command(sub)
     return p
 
 

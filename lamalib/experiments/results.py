@@ -15,6 +15,10 @@ from lamalib.provenance import portable_path
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
 PUBLISHED = "published.json"
+# The papers' figures as the package ships them (a copy of results/published.json,
+# kept equal by a test): the report reads them under any --results DIR and from an
+# installed package, where no results/ folder is.
+PACKAGE_PUBLISHED = Path(__file__).resolve().parent / PUBLISHED
 
 
 def _alive(pid: int) -> bool:
@@ -91,9 +95,20 @@ def load_results(results_dir: Path = RESULTS_DIR) -> list[dict]:
     return runs
 
 
-def load_published(results_dir: Path = RESULTS_DIR) -> list[dict]:
-    path = Path(results_dir) / PUBLISHED
+def load_published(results_dir: Path | None = RESULTS_DIR) -> list[dict]:
+    """The published figures in ``results_dir/published.json``; the package's copy
+    where that folder has none (or ``results_dir`` is None)."""
+    path = Path(results_dir) / PUBLISHED if results_dir is not None else None
+    if path is None or not path.exists():
+        path = PACKAGE_PUBLISHED
     return json.loads(path.read_text())["figures"] if path.exists() else []
+
+
+def run_recipe(r: dict) -> str:
+    """The settings a run started from: a paper's grid (its name), ``run --recipe
+    NAME`` (NAME), or the defaults (``""``)."""
+    recipe = r.get("config", {}).get("recipe")
+    return recipe or ("" if r["experiment"] == "run" else r["experiment"])
 
 
 def _mean_std(values: list[float]) -> tuple[float, float]:
@@ -103,32 +118,42 @@ def _mean_std(values: list[float]) -> tuple[float, float]:
 
 
 def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
-                  grid: list[tuple[str, str]] | None = None):
-    """One row per (experiment, model, dataset): test accuracy mean ± std over seeds,
-    seeds, seconds per epoch, profile and device, beside the published figure.
+                  grid: list[tuple[str, str]] | None = None,
+                  published: list[dict] | None = None):
+    """One row per (experiment, model, dataset, recipe): test accuracy mean ± std
+    over seeds, seeds, seconds per epoch, profile and device, beside the published
+    figure. ``recipe``: the paper whose settings the run started from (a grid's
+    paper, or ``run --recipe``), empty for a run with the defaults; a column only
+    without ``paper``. A run on your own files is under its results name (``run
+    --name``).
 
     ``grid`` lists (model, dataset) pairs that must appear: those without a run get
-    the row "not run", never a number.
+    the row "not run", never a number. ``published``: the figures to put beside
+    ours (default: :func:`load_published` of ``results_dir``).
     """
     import pandas as pd
 
     runs = [r for r in load_results(results_dir)
             if paper is None or r["experiment"] == paper]
-    published = {(p["model"], p["dataset"]): p for p in load_published(results_dir)
+    if published is None:
+        published = load_published(results_dir)
+    published = {(p["model"], p["dataset"]): p for p in published
                  if paper is None or p["paper"] == paper}
     groups: dict[tuple, list[dict]] = {}
     for r in runs:
-        groups.setdefault((r["experiment"], r["model"], r["dataset"]), []).append(r)
+        key = (r["experiment"], r["model"], r["dataset"], run_recipe(r))
+        groups.setdefault(key, []).append(r)
     keys = list(groups)
     for model, dataset in grid or []:
-        if not any(k[1:] == (model, dataset) for k in keys):
-            keys.append((paper or "", model, dataset))
+        if not any(k[1:3] == (model, dataset) for k in keys):
+            keys.append((paper or "", model, dataset, paper or ""))
     rows = []
     for key in sorted(keys):
-        experiment, model, dataset = key
+        experiment, model, dataset, recipe = key
         group = groups.get(key, [])
         pub = published.get((model, dataset))
-        row = {"experiment": experiment, "model": model, "dataset": dataset}
+        row = {"experiment": experiment, "model": model, "dataset": dataset,
+               "recipe": recipe}
         if group:
             mean, std = _mean_std([g["metrics"]["test_accuracy"] for g in group])
             epochs = [h for g in group for h in g["history"]]
@@ -148,4 +173,6 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
         row["paper"] = f"{100 * pub['value']:.1f}" if pub else "—"
         row["paper_source"] = pub["source"] if pub else ""
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # one paper's grid: every row has that paper's recipe (the book's tables)
+    return table.drop(columns=["recipe"]) if paper is not None and rows else table

@@ -4,9 +4,39 @@ and a seed (chapter "Reproductions"; ``python -m lamalib.experiments``)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from lamalib.train import TrainConfig
+
+# A training file with one of these stems is named by its folder:
+# data/questions/train.tsv -> "questions".
+SPLIT_STEMS = ("train", "training", "dev", "valid", "validation", "test")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_name(name: str) -> str:
+    """A results name: letters, digits, ``-``, ``_`` and ``.``, starting with a letter
+    or digit, without ``__`` (which separates a results file name's parts)."""
+    if not NAME_RE.fullmatch(name) or "__" in name:
+        raise ValueError(f"--name {name!r}: a name takes letters, digits, '-', '_' and "
+                         "'.', starts with a letter or digit and has no '__'")
+    return name
+
+
+def _safe(text: str) -> str:
+    text = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9._-]+", "-", text))
+    return text.lstrip("._-") or "data"
+
+
+def file_label(train_file: str) -> str:
+    """The default name of a run on the user's files: the training file's stem, or
+    its folder's name where the stem is a generic split name (train, dev, test...)."""
+    path = Path(train_file)
+    stem = path.name.split(".")[0]
+    folder = path.resolve().parent.name if stem.lower() in SPLIT_STEMS else ""
+    return _safe(folder or stem)
 
 
 @dataclass
@@ -30,6 +60,8 @@ class RunSpec:
     valid_file: str | None = None  # dataset "file": None splits 10% of train, stratified
     test_file: str | None = None
     file_options: dict = field(default_factory=dict)  # load_splits options (header, ...)
+    name: str | None = None  # the results name of the data (default: dataset_label)
+    recipe: str | None = None  # a "run" started from this paper's settings (--recipe)
 
     def train_config(self, **overrides) -> TrainConfig:
         known = {f.name for f in dataclasses.fields(TrainConfig)}
@@ -43,15 +75,20 @@ class RunSpec:
         return TrainConfig(seed=self.seed, **values)
 
     def dataset_label(self) -> str:
+        """``name`` if given; else a registry dataset's name, or for the user's files
+        :func:`file_label` of the training file."""
+        if self.name:
+            return self.name
         if self.dataset != "file":
             return self.dataset
-        from pathlib import Path
-
-        return Path(self.train_file).name.split(".")[0]
+        return file_label(self.train_file)
 
     def result_name(self) -> str:
-        """``<experiment>__<model>__<dataset>__s<seed>.json``."""
-        return (f"{self.experiment}__{self.model}__{self.dataset_label()}"
+        """``<experiment>__<model>__<dataset>__s<seed>.json``; a run started from a
+        paper's recipe is ``run-<recipe>__...``, apart from the default run."""
+        experiment = (f"{self.experiment}-{self.recipe}" if self.recipe
+                      else self.experiment)
+        return (f"{experiment}__{self.model}__{self.dataset_label()}"
                 f"__s{self.seed}.json")
 
     def to_dict(self) -> dict:

@@ -1,0 +1,166 @@
+"""Parts of ``python -m lamalib.experiments``: ``run --name`` and ``--recipe``, the
+``report`` table that fits a terminal, and the ``models`` listing (chapter
+"Reproductions")."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lamalib.experiments.options import UsageError
+from lamalib.experiments.papers import PAPERS, paper_spec_fields
+from lamalib.experiments.results import load_published, results_table
+from lamalib.experiments.spec import RunSpec, check_name
+from lamalib.provenance import portable_path
+from lamalib.train import TrainConfig
+
+WIDTH = 100  # the report's and the model listing's lines fit this many columns
+# report: the columns kept when the full table is too wide, in this order
+ESSENTIAL = ["model", "dataset", "recipe", "seeds", "ours", "paper"]
+DROPPED_FIRST = ["paper_source", "device", "profile", "experiment", "sec_per_epoch",
+                 "epochs"]
+
+
+def run_name_fields(args) -> dict:
+    """``run --name NAME`` and ``--recipe PAPER`` as RunSpec fields, checked."""
+    fields = {}
+    if args.name is not None:
+        try:
+            fields["name"] = check_name(args.name)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    if args.recipe:
+        fields["recipe"] = args.recipe
+    return fields
+
+
+def recipe_fields(recipe: str, model: str, dataset: str) -> dict:
+    """The RunSpec fields of ``run --recipe``: the paper's settings for ``model``,
+    still a "run" on the given data. A model the paper does not have is an error
+    naming the paper's models."""
+    paper = PAPERS[recipe]
+    if model not in paper.models:
+        raise UsageError(
+            f"--recipe {recipe} covers the models of {paper.title.split(',')[0]}: "
+            f"{', '.join(paper.models)}; {model!r} is not one of them (run it without "
+            "--recipe, and set what you need with --set)")
+    fields = paper_spec_fields(paper, model, dataset)
+    del fields["experiment"]
+    return {**fields, "recipe": recipe}
+
+
+def recipes_epilog() -> str:
+    """``run --help``: the defaults, and what each recipe sets and for which models."""
+    c, spec = TrainConfig(), RunSpec()
+    lines = [f"defaults: epochs {c.epochs}, patience {c.patience}, {c.optimizer} lr "
+             f"{c.lr:g}, batch size {spec.batch_size}, embeddings {spec.embeddings}, "
+             "the model's own option defaults (`models` lists them)."]
+    for name in sorted(PAPERS):
+        paper = PAPERS[name]
+        r = paper.recipe
+        lines.append(
+            f"--recipe {name}: {paper.title.split(',')[0]}'s settings: epochs "
+            f"{r.get('epochs', c.epochs)}, patience {r.get('patience', c.patience)}, "
+            f"{r.get('optimizer', c.optimizer)} lr {r.get('lr', c.lr):g}, batch size "
+            f"{spec.batch_size}, word2vec embeddings and the paper's sizes (some "
+            "models bring their own optimizer: lamalib/experiments/papers.py); only "
+            f"for its models: {', '.join(paper.models)}.")
+    lines.append("A --recipe run's results file is run-<recipe>__<model>__<name>__s<seed>"
+                 ".json, apart from the default run's run__<model>__<name>__s<seed>.json.")
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, WIDTH - 2, subsequent_indent="  ")
+                     for line in lines)
+
+
+def _fit(table, width: int):
+    """Drop the columns that are not essential, then shorten long cells, until every
+    line of the table is at most ``width`` characters."""
+    def too_wide(t):
+        return max(len(line) for line in t.to_string(index=False).splitlines()) > width
+
+    for column in DROPPED_FIRST:
+        if not too_wide(table):
+            return table
+        table = table.drop(columns=[column], errors="ignore")
+    for cap in (40, 30, 24, 18, 12):
+        if not too_wide(table):
+            break
+        table = table.apply(lambda col: col.map(
+            lambda v: v if not isinstance(v, str) or len(v) <= cap
+            else v[:cap - 1] + "…"))
+    return table
+
+
+def cmd_report(args, argv) -> None:
+    """``report``: every result beside the paper's figure, in lines of at most 100
+    columns (``--wide``: every column). The published figures are the package's."""
+    grid = None
+    if args.paper:
+        paper = PAPERS[args.paper]
+        grid = [(m, d) for d in paper.datasets for m in paper.models]
+    table = results_table(Path(args.results), args.paper, grid,
+                          published=load_published(None))
+    if table.empty:
+        print(f"no results in {portable_path(args.results)}")
+        return
+    if "recipe" in table:
+        table["recipe"] = table["recipe"].replace("", "—")
+    else:  # one paper's grid
+        table.insert(table.columns.get_loc("dataset") + 1, "recipe", args.paper)
+    if args.markdown:
+        print(table.to_markdown(index=False))
+        return
+    if not args.wide:
+        table = _fit(table, WIDTH)
+    print(table.to_string(index=False))
+
+
+def add_report_command(sub, common) -> None:
+    t = sub.add_parser("report", parents=[common],
+                       help="every result, mean ± std over seeds, beside the paper")
+    t.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's grid")
+    t.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    t.add_argument("--wide", action="store_true",
+                   help="every column (profile, device, epochs, seconds per epoch, "
+                        "the figure's source), however wide")
+    t.set_defaults(func=cmd_report)
+
+
+def _wrap_items(items: list[str], width: int, indent: str) -> list[str]:
+    lines, line = [], indent
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else "")
+        if line.strip() and len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = indent
+        line += (" " if line.strip() else "") + piece
+    return lines + [line] if line.strip() else lines
+
+
+def cmd_models(args, argv) -> None:
+    """``models``: every registered model, its kind and its options with defaults."""
+    from lamalib.models import available_models, model_options
+
+    fixed = ("vocab_size", "num_classes", "pretrained")  # set by the run itself
+    from lamalib.models import describe_models
+
+    for row in describe_models():
+        name = row["name"]
+        print(f"{name} ({row['kind']})")
+        options = model_options(name)
+        items = [k if v == "required" else f"{k}={v!r}" for k, v in options.items()
+                 if k not in fixed or name not in available_models("classifier")]
+        print("\n".join(_wrap_items(items, WIDTH, "    ")) or "    (no options)")
+    print("\nSet an option with `run --model NAME --set KEY=VALUE`; vocab_size, "
+          "num_classes\nand pretrained come from the data and --set embeddings.")
+
+
+def add_models_command(sub) -> None:
+    m = sub.add_parser("models", help="every registered model with its options and "
+                                      "their defaults")
+    m.set_defaults(func=cmd_models)
+
+
+__all__ = ["add_models_command", "add_report_command", "cmd_report", "recipe_fields",
+           "recipes_epilog", "run_name_fields"]

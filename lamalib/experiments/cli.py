@@ -11,12 +11,11 @@ from pathlib import Path
 from lamalib.data import DownloadError, available_datasets
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
-from lamalib.provenance import portable_path
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
                                          option_types, parse_value, with_text_sep)
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
-from lamalib.experiments.results import RESULTS_DIR, ResultsConflict, results_table
+from lamalib.experiments.results import RESULTS_DIR, ResultsConflict
 from lamalib.experiments.runner import CHECKPOINTS, run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,

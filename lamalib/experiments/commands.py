@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-import argparse
+import textwrap
 from pathlib import Path
 
 from lamalib.experiments.options import UsageError
@@ -67,8 +67,6 @@ def recipes_epilog() -> str:
             f"for its models: {', '.join(paper.models)}.")
     lines.append("A --recipe run's results file is run-<recipe>__<model>__<name>__s<seed>"
                  ".json, apart from the default run's run__<model>__<name>__s<seed>.json.")
-    import textwrap
-
     return "\n".join(textwrap.fill(line, WIDTH - 2, subsequent_indent="  ")
                      for line in lines)
 
@@ -140,11 +138,9 @@ def _wrap_items(items: list[str], width: int, indent: str) -> list[str]:
 
 def cmd_models(args, argv) -> None:
     """``models``: every registered model, its kind and its options with defaults."""
-    from lamalib.models import available_models, model_options
+    from lamalib.models import available_models, describe_models, model_options
 
     fixed = ("vocab_size", "num_classes", "pretrained")  # set by the run itself
-    from lamalib.models import describe_models
-
     for row in describe_models():
         name = row["name"]
         print(f"{name} ({row['kind']})")

@@ -77,7 +77,8 @@ def test_a_read_only_data_folder_is_never_written_to(tmp_path, monkeypatch):
 
     data, cache = tmp_path / "shared", tmp_path / "my-cache"
     (data / "r8").mkdir(parents=True)
-    lines = [f"{R8_LABELS[i % 8]}\tstory {i} about {R8_LABELS[i % 8]}" for i in range(40)]
+    lines = [f"{R8_LABELS[i % 8]}\tstory {i} about {R8_LABELS[i % 8]}"
+             for i in range(40)]
     (data / "r8" / "train.tsv").write_text("\n".join(lines) + "\n")
     (data / "r8" / "test.tsv").write_text("\n".join(lines[:16]) + "\n")
     before = _snapshot(data)

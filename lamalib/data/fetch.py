@@ -55,7 +55,8 @@ def writable_dir() -> Path:
 
 def download_dir(create: bool = True) -> Path:
     """Where downloads go: ``$LAMALIB_CACHE/downloads``, else the default folder (as
-    before ``LAMALIB_CACHE`` existed: ``data/`` of a checkout or ``~/.cache/lamalib``)."""
+    before ``LAMALIB_CACHE`` existed: ``data/`` of a checkout or
+    ``~/.cache/lamalib``)."""
     if os.environ.get("LAMALIB_CACHE"):
         path = Path(os.environ["LAMALIB_CACHE"]) / "downloads"
         if create:

@@ -401,3 +401,38 @@ def test_lamalib_seed_shifts_a_runs_seed_once_and_names_the_file_by_it(
     plain = json.loads((tmp_path / "plain" / "results" / path.name).read_text())
     assert [h["train_loss"] for h in plain["history"]] == [
         h["train_loss"] for h in shifted["history"]]
+
+
+def test_a_too_long_line_is_cut_with_one_warning(tmp_path, files, monkeypatch):
+    """A text longer than the run's max_len (here the bound of a run without one,
+    made small) is cut to it: one warning names the file, the count and the limit
+    and says --set max_len=N; the results file's config is unchanged."""
+    import json
+    import warnings
+
+    from lamalib.experiments import runner
+
+    train, test = files
+    lines = train.read_text().splitlines()
+    label = lines[0].split("\t")[0]
+    long_train = tmp_path / "long.tsv"
+    long_train.write_text("\n".join(lines + [f"{label}\t" + "word " * 5000,
+                                             f"{label}\t" + "other " * 300]) + "\n")
+    monkeypatch.setattr(runner, "LONG_TEXT_LIMIT", 200)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        _run_cli(tmp_path, (long_train, test), "--set", "epochs=1")
+    cut = [w for w in seen if issubclass(w.category, runner.LongTextWarning)]
+    assert len(cut) == 1
+    message = str(cut[0].message)
+    assert message.startswith("2 texts longer than 200 tokens were cut to 200")
+    assert str(long_train) in message and "--set max_len=N" in message
+    stored = json.loads(next((tmp_path / "results").glob("*.json")).read_text())
+    assert stored["config"]["max_len"] is None  # the bound is not a setting
+    with warnings.catch_warnings(record=True) as seen:  # a given max_len: the same
+        warnings.simplefilter("always")
+        _run_cli(tmp_path, (long_train, test), "--set", "epochs=1",
+                 "--set", "max_len=250", "--results", str(tmp_path / "r2"))
+    cut = [str(w.message) for w in seen
+           if issubclass(w.category, runner.LongTextWarning)]
+    assert len(cut) == 1 and cut[0].startswith("2 texts longer than 250 tokens")

@@ -14,6 +14,13 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Every test writes its caches and downloads (``$LAMALIB_CACHE``) into a folder of
+    its own, never into the checkout's ``data/``."""
+    monkeypatch.setenv("LAMALIB_CACHE", str(tmp_path / "lamalib-cache"))
+
+
 @pytest.fixture
 def data_home(tmp_path, monkeypatch):
     """An empty data directory (``$LAMALIB_DATA``) of the test's own."""

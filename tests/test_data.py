@@ -163,14 +163,15 @@ def test_kim_format_parser_keeps_lines_together(tmp_path):
 
 
 def test_download_verifies_checksum_and_leaves_nothing_half_done(tmp_path, monkeypatch):
-    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path / "cache"))
+    monkeypatch.setenv("LAMALIB_CACHE", str(tmp_path / "cache"))
     src = _kim_file(tmp_path / "mr.all")
     good = download_mod.sha256sum(src)
     path = download(src.as_uri(), "mr.all", good)
     assert path.read_bytes() == src.read_bytes()
     with pytest.raises(DownloadError, match="Checksum mismatch"):
         download(src.as_uri(), "other.all", "0" * 64)
-    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["mr.all"]
+    assert sorted(p.name for p in (tmp_path / "cache" / "downloads").iterdir()) == [
+        "mr.all"]  # downloads go to $LAMALIB_CACHE, never to $LAMALIB_DATA
 
 
 def test_sentence_set_loads_from_a_mirror(tmp_path, monkeypatch):
@@ -196,7 +197,8 @@ def test_sentence_set_loads_from_a_mirror(tmp_path, monkeypatch):
 def test_offline_download_fails_fast_and_names_the_embedded_alternative(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path))
+    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LAMALIB_CACHE", str(tmp_path / "cache"))
 
     def offline(*args, **kwargs):
         raise urllib.error.URLError("Temporary failure in name resolution")
@@ -205,4 +207,5 @@ def test_offline_download_fails_fast_and_names_the_embedded_alternative(
     with pytest.raises(DownloadError, match="movie_reviews") as err:
         load_dataset("sst2")
     assert "stsa.binary.train" in str(err.value) and "LAMALIB_DATA" in str(err.value)
-    assert list(tmp_path.iterdir()) == []
+    assert list((tmp_path / "cache" / "downloads").iterdir()) == []  # nothing half-done
+    assert not (tmp_path / "data").exists()  # the data folder is only read

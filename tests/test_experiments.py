@@ -142,6 +142,41 @@ def test_reproduce_says_a_conflicting_cell_was_not_run_and_goes_on(
                      "lama__bow_mlp__synthetic_sentiment__s0.json"]
 
 
+def test_reproduce_lists_every_cell_and_says_how_to_go_on_past_committed_results(
+        tmp_path, capsys):
+    """Complete files made with other settings (as results/ holds on a fresh clone)
+    are kept; the final table lists every cell with its status and one line names
+    --results DIR and --force; --force replaces the file."""
+    args = ["reproduce", "lama", "--datasets", "synthetic_sentiment",
+            "--set", "embed_dim=8", "--set", "word2vec_min_count=1",
+            "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")]
+    main(args + ["--models", "avg", "--set", "epochs=1"])
+    committed = (tmp_path / "r" / "lama__avg__synthetic_sentiment__s0.json")
+    before = committed.read_bytes()
+    capsys.readouterr()
+    main(args + ["--models", "avg", "bow_mlp", "--seeds", "2", "--set", "epochs=2"])
+    out = capsys.readouterr().out.splitlines()
+    rows = {tuple(x.split()[:3]): x for x in out
+            if x.split()[1:2] == ["synthetic_sentiment"]}
+    assert set(rows) == {(m, "synthetic_sentiment", s) for m in ("avg", "bow_mlp")
+                         for s in ("0", "1")}
+    assert rows[("avg", "synthetic_sentiment", "0")].endswith(
+        "not run: other settings in the results file")
+    assert rows[("avg", "synthetic_sentiment", "1")].endswith("ran")
+    assert rows[("bow_mlp", "synthetic_sentiment", "0")].endswith("ran")
+    assert out[-1].startswith("1 of 4 cells were not run")
+    assert "--results DIR" in out[-1] and "--force" in out[-1]
+    assert committed.read_bytes() == before  # never silently overwritten
+    main(args + ["--models", "avg", "bow_mlp", "--seeds", "2", "--set", "epochs=2"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("1 of 4 cells were not run")  # avg s0, again
+    assert sum(x.endswith("complete: reused") for x in out) == 3
+    main(args + ["--models", "avg", "--seeds", "2", "--set", "epochs=2", "--force"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2].endswith("ran") and out[-1].endswith("ran")
+    assert "not run" not in "".join(out) and committed.read_bytes() != before
+
+
 def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, files, monkeypatch):
     from lamalib.experiments import runner
 
@@ -304,8 +339,11 @@ def test_reproduce_offline_says_snli_was_not_run(tmp_path, capsys, monkeypatch):
     main(["reproduce", "msa", "--datasets", "snli", "--models", "te",
           "ms_transformer", "--results", str(tmp_path / "r"), "--checkpoints",
           str(tmp_path / "c")])
-    lines = [x for x in capsys.readouterr().out.splitlines() if "not run" in x]
+    out = capsys.readouterr().out.splitlines()
+    lines = [x for x in out if "not run." in x]
     assert len(lines) == 1 and lines[0].startswith("snli: not run. Could not download")
+    table = [x for x in out if x.endswith("not run: dataset unavailable (see above)")]
+    assert [x.split()[0] for x in table] == ["te", "ms_transformer"]  # every cell
     assert "snli_1.0.zip" in lines[0] and "synthetic_nli" in lines[0]
     assert not list((tmp_path / "r").glob("*.json"))
     shutil.copy(RESULTS_DIR / "published.json", tmp_path / "r" / "published.json")
@@ -364,3 +402,38 @@ def test_lamalib_seed_shifts_a_runs_seed_once_and_names_the_file_by_it(
     plain = json.loads((tmp_path / "plain" / "results" / path.name).read_text())
     assert [h["train_loss"] for h in plain["history"]] == [
         h["train_loss"] for h in shifted["history"]]
+
+
+def test_a_too_long_line_is_cut_with_one_warning(tmp_path, files, monkeypatch):
+    """A text longer than the run's max_len (here the bound of a run without one,
+    made small) is cut to it: one warning names the file, the count and the limit
+    and says --set max_len=N; the results file's config is unchanged."""
+    import json
+    import warnings
+
+    from lamalib.experiments import runner
+
+    train, test = files
+    lines = train.read_text().splitlines()
+    label = lines[0].split("\t")[0]
+    long_train = tmp_path / "long.tsv"
+    long_train.write_text("\n".join(lines + [f"{label}\t" + "word " * 5000,
+                                             f"{label}\t" + "other " * 300]) + "\n")
+    monkeypatch.setattr(runner, "LONG_TEXT_LIMIT", 200)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        _run_cli(tmp_path, (long_train, test), "--set", "epochs=1")
+    cut = [w for w in seen if issubclass(w.category, runner.LongTextWarning)]
+    assert len(cut) == 1
+    message = str(cut[0].message)
+    assert message.startswith("2 texts longer than 200 tokens were cut to 200")
+    assert str(long_train) in message and "--set max_len=N" in message
+    stored = json.loads(next((tmp_path / "results").glob("*.json")).read_text())
+    assert stored["config"]["max_len"] is None  # the bound is not a setting
+    with warnings.catch_warnings(record=True) as seen:  # a given max_len: the same
+        warnings.simplefilter("always")
+        _run_cli(tmp_path, (long_train, test), "--set", "epochs=1",
+                 "--set", "max_len=250", "--results", str(tmp_path / "r2"))
+    cut = [str(w.message) for w in seen
+           if issubclass(w.category, runner.LongTextWarning)]
+    assert len(cut) == 1 and cut[0].startswith("2 texts longer than 250 tokens")

@@ -117,7 +117,9 @@ def test_offline_without_a_copy_fails_fast_and_says_where_to_put_one(cache, monk
     with pytest.raises(DownloadError, match=r"mtl16/dvd\.task\.train"):
         load_dataset("mtl16_dvd", "train")
     assert time.perf_counter() - start < 5
-    assert [p for p in cache.iterdir() if p.is_file()] == []  # nothing half-written
+    downloads = download_mod.download_dir()  # $LAMALIB_CACHE/downloads, not the data
+    assert [p for p in downloads.iterdir() if p.is_file()] == []  # nothing half-written
+    assert not cache.exists()  # the data folder was only read
 
 
 def test_a_given_file_path_is_read_instead(tmp_path, cache):

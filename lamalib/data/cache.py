@@ -18,14 +18,17 @@ import numpy as np
 
 from lamalib.data.batching import encode_texts
 from lamalib.data.dataset import TextDataset
-from lamalib.data.fetch import data_dir
+from lamalib.data.fetch import _default_dir
 from lamalib.data.pair_dataset import PairDataset
 from lamalib.data.vocab import Vocab
 
 
 def cache_dir() -> Path:
-    """``$LAMALIB_CACHE`` if set, else ``<data dir>/cache``."""
-    path = Path(os.environ.get("LAMALIB_CACHE") or data_dir() / "cache")
+    """``$LAMALIB_CACHE`` if set, else ``cache/`` in the default folder (``data/cache``
+    of a source checkout, else ``~/.cache/lamalib/cache``); never under
+    ``$LAMALIB_DATA``, which is only read (it may be a shared, read-only copy)."""
+    path = (Path(os.environ["LAMALIB_CACHE"]) if os.environ.get("LAMALIB_CACHE")
+            else _default_dir() / "cache")
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -24,20 +24,45 @@ class DownloadError(RuntimeError):
     """A download failed (no network, bad status, wrong checksum)."""
 
 
+def _default_dir() -> Path:
+    """``data/`` of a source checkout (git-ignored but for its README), else
+    ``~/.cache/lamalib``: where lamalib writes when no variable says otherwise."""
+    checkout = Path(__file__).resolve().parents[2] / "data"
+    return (checkout if (checkout / "README.md").exists()
+            else Path.home() / ".cache" / "lamalib")
+
+
 def data_dir() -> Path:
-    """The download cache: ``$LAMALIB_DATA``, else ``data/`` of a source checkout, else
-    ``~/.cache/lamalib``."""
+    """Where local copies of datasets are looked for: ``$LAMALIB_DATA``, else the
+    default folder (``data/`` of a source checkout, else ``~/.cache/lamalib``).
+
+    ``$LAMALIB_DATA`` is only read, never written to (it may be a shared, read-only
+    copy): downloads and caches go to :func:`download_dir` and ``cache_dir``."""
     if os.environ.get("LAMALIB_DATA"):
-        path = Path(os.environ["LAMALIB_DATA"])
-    else:
-        checkout = Path(__file__).resolve().parents[2] / "data"
-        path = (
-            checkout
-            if (checkout / "README.md").exists()
-            else Path.home() / ".cache" / "lamalib"
-        )
+        return Path(os.environ["LAMALIB_DATA"])
+    path = _default_dir()
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def writable_dir() -> Path:
+    """Where lamalib writes: ``$LAMALIB_CACHE``, else the default folder (``data/`` of
+    a source checkout, else ``~/.cache/lamalib``); never ``$LAMALIB_DATA``."""
+    path = Path(os.environ.get("LAMALIB_CACHE") or _default_dir())
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def download_dir(create: bool = True) -> Path:
+    """Where downloads go: ``$LAMALIB_CACHE/downloads``, else the default folder (as
+    before ``LAMALIB_CACHE`` existed: ``data/`` of a checkout or
+    ``~/.cache/lamalib``)."""
+    if os.environ.get("LAMALIB_CACHE"):
+        path = Path(os.environ["LAMALIB_CACHE"]) / "downloads"
+        if create:
+            path.mkdir(parents=True, exist_ok=True)
+        return path
+    return writable_dir()
 
 
 def sha256sum(path: Path) -> str:
@@ -51,14 +76,16 @@ def sha256sum(path: Path) -> str:
 def download(
     url: str, filename: str, sha256: str | None, timeout: float = 15.0
 ) -> Path:
-    """Fetch ``url`` into the cache as ``filename`` unless a verified copy is there.
+    """Fetch ``url`` into :func:`download_dir` as ``filename`` unless a verified copy
+    is there or in the data directory (:func:`data_dir`, only read).
 
     The bytes go to a temporary file next to the target and are renamed into place only
     after the checksum matches, so an interrupted or corrupt download leaves nothing.
     """
-    target = data_dir() / filename
-    if target.exists() and (sha256 is None or sha256sum(target) == sha256):
-        return target
+    target = download_dir() / filename
+    for found in dict.fromkeys((data_dir() / filename, target)):
+        if found.is_file() and (sha256 is None or sha256sum(found) == sha256):
+            return found
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".part"
@@ -91,13 +118,14 @@ def download(
 def local_copy(names: Sequence[str], suffixes: Sequence[str] = ("", ".xz", ".gz"),
                folders: bool = False) -> Path | None:
     """The first ``data_dir() / (name + suffix)`` that is a file (or, with
-    ``folders``, a folder): a copy the user put in the data directory; else None."""
-    root = data_dir()
-    for name in names:
-        for suffix in suffixes:
-            path = root / (name + suffix)
-            if path.is_file() or (folders and path.is_dir()):
-                return path
+    ``folders``, a folder): a copy the user put in the data directory; else the same
+    in :func:`download_dir` (an earlier download); else None."""
+    for root in dict.fromkeys((data_dir(), download_dir(create=False))):
+        for name in names:
+            for suffix in suffixes:
+                path = root / (name + suffix)
+                if path.is_file() or (folders and path.is_dir()):
+                    return path
     return None
 
 

@@ -211,25 +211,78 @@ def cmd_reproduce(args, argv) -> None:
         _check_dataset(d)
     for m in models:
         _check_model(m)
-    results = []
+    force = getattr(args, "force", False)
+    # One row per cell (model, dataset, seed), each with its status in the end.
+    cells = [{"model": m, "dataset": d, "seed": s, "status": None, "result": None}
+             for d in datasets for m in models for s in range(args.seeds)]
+    by_key = {(c["model"], c["dataset"], c["seed"]): c for c in cells}
     for dataset in datasets:
         try:
             for model in models:
                 fields = apply_settings(paper_spec_fields(paper, model, dataset),
                                         args.set or [])
                 for seed in range(args.seeds):
+                    cell = by_key[(model, dataset, seed)]
+                    spec = RunSpec(**{**fields, "seed": seed})
+                    reused = not force and _complete_before(spec, Path(args.results))
                     try:
-                        results.append(run(RunSpec(**{**fields, "seed": seed}),
-                                           Path(args.results), argv,
-                                           Path(args.checkpoints)))
+                        cell["result"] = run(spec, Path(args.results), argv,
+                                             Path(args.checkpoints), force=force)
+                        cell["status"] = "complete: reused" if reused else "ran"
                     except PretrainedUnavailable as error:  # offline: the rest runs
                         print(f"{model} on {dataset}: not run. {error}", flush=True)
+                        for s in range(seed, args.seeds):
+                            by_key[(model, dataset, s)]["status"] = (
+                                "not run: pretrained weights unavailable")
                         break
                     except ResultsConflict as error:  # the grid goes on
                         print(f"{model} on {dataset}: not run. {error}", flush=True)
+                        cell["status"] = CONFLICT_STATUS
         except DownloadError as error:  # offline without a copy: the other datasets
             print(f"{dataset}: not run. {error}", flush=True)
-    _summary(results)
+            for cell in cells:
+                if cell["dataset"] == dataset and cell["status"] is None:
+                    cell["status"] = "not run: dataset unavailable (see above)"
+    _reproduce_table(cells, args.results)
+
+
+CONFLICT_STATUS = "not run: other settings in the results file"
+
+
+def _complete_before(spec: RunSpec, results_dir: Path) -> bool:
+    """Whether ``run`` will find ``spec``'s results file complete (and so reuse it,
+    or refuse it as another run's)."""
+    from dataclasses import replace
+
+    from lamalib import runtime
+    from lamalib.experiments.results import is_complete
+
+    try:
+        name = replace(spec, seed=runtime.seed(spec.seed)).result_name()
+    except (TypeError, ValueError):
+        return False
+    return is_complete(results_dir / name)
+
+
+def _reproduce_table(cells: list[dict], results_dir) -> None:
+    """Every cell of the grid with its status (ran, complete: reused, not run: why);
+    where cells met complete runs made otherwise, one line saying how to go on."""
+    print("\nmodel        dataset              seed  test acc  epochs  s/epoch  status")
+    for c in cells:
+        r, acc, epochs, speed = c["result"], "", "", ""
+        if r is not None:
+            h = r["history"]
+            acc = f"{r['metrics']['test_accuracy']:.4f}"
+            epochs = str(len(h))
+            speed = (f"{sum(x['seconds'] for x in h) / len(h):.1f}" if h else "")
+        print(f"{c['model']:<12} {c['dataset']:<20} {c['seed']:>4}  {acc:>8}  "
+              f"{epochs:>6}  {speed:>7}  {c['status'] or 'not run'}")
+    conflicts = sum(c["status"] == CONFLICT_STATUS for c in cells)
+    if conflicts:
+        print(f"{conflicts} of {len(cells)} cells were not run: "
+              f"{portable_path(results_dir)} holds complete runs made with other "
+              "settings (kept). To go on, add --results DIR to keep your runs apart "
+              "(a new folder), or --force to replace those files.", flush=True)
 
 
 def cmd_vectors(args, argv) -> None:
@@ -292,6 +345,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("paper", help=f"one of: {', '.join(PAPERS)}")
     g.add_argument("--datasets", nargs="+", help="a subset of the paper's datasets")
     g.add_argument("--models", nargs="+", help="a subset of the paper's models")
+    g.add_argument("--force", action="store_true",
+                   help="run cells again even where a complete results file exists "
+                        "(replacing it)")
     g.set_defaults(func=cmd_reproduce)
 
     v = sub.add_parser("vectors", parents=[common],

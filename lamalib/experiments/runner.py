@@ -13,6 +13,7 @@ import os
 import resource
 import shutil
 import time
+import warnings
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -161,21 +162,59 @@ def stored_differences(stored: dict, spec: RunSpec) -> list[str]:
     return out
 
 
+LONG_TEXT_LIMIT = 10_000  # tokens: the cut of a run without max_len (see split_loaders)
+
+
+class LongTextWarning(UserWarning):
+    """Texts longer than the run's ``max_len`` (or, without one, ``LONG_TEXT_LIMIT``)
+    were cut to it."""
+
+
+def _cut(ids: list[list[int]], limit: int) -> tuple[list[list[int]], int]:
+    """``ids`` with every sequence cut to ``limit``, and how many were longer."""
+    cut = sum(len(x) > limit for x in ids)
+    return ([x[:limit] for x in ids] if cut else ids), cut
+
+
 def split_loaders(spec: RunSpec, vocab, train, valid, test) -> list[BucketBatches]:
     """Length-bucketed batches of the three splits, numericalised through the cache;
     only the training split is shuffled (with the run's seed). Sentence pairs give
-    :class:`~lamalib.data.PairBatches`."""
-    def batches(d, size: int, shuffle: bool) -> BucketBatches:
+    :class:`~lamalib.data.PairBatches`.
+
+    Every text is cut to ``spec.max_len`` tokens, or, in a run without one, to
+    ``LONG_TEXT_LIMIT`` (a bound no sentence or review reaches, not recorded in the
+    results file: one 2-million-token line would otherwise ask tens of GB); one
+    :class:`LongTextWarning` says which data, how many texts and how to change it."""
+    limit = spec.max_len or LONG_TEXT_LIMIT
+    cut = {}
+
+    def ids_of(d, name: str) -> list[list[int]]:
+        ids, n = _cut(cached_ids(d, vocab, None), limit)
+        if n:
+            cut[name] = cut.get(name, 0) + n
+        return ids
+
+    def batches(d, split: str, size: int, shuffle: bool) -> BucketBatches:
+        name = getattr(spec, f"{split}_file", None) or (
+            f"{spec.train_file} (its {split} split)" if spec.dataset == "file"
+            else f"{spec.dataset} {split}")
         if isinstance(d, PairDataset):
-            first, second = (cached_ids(s, vocab, spec.max_len) for s in d.sides())
+            first, second = (ids_of(s, name) for s in d.sides())
             return PairBatches(first, second, d.labels, size, shuffle=shuffle,
                                seed=spec.seed, pad_id=vocab.pad_id)
-        return BucketBatches(cached_ids(d, vocab, spec.max_len), d.labels, size,
+        return BucketBatches(ids_of(d, name), d.labels, size,
                              shuffle=shuffle, seed=spec.seed, pad_id=vocab.pad_id)
 
-    return [batches(train, spec.batch_size, True),
-            batches(valid, spec.eval_batch_size, False),
-            batches(test, spec.eval_batch_size, False)]
+    loaders = [batches(train, "train", spec.batch_size, True),
+               batches(valid, "valid", spec.eval_batch_size, False),
+               batches(test, "test", spec.eval_batch_size, False)]
+    if cut:
+        where = ", ".join(f"{n} in {name}" for name, n in cut.items())
+        warnings.warn(
+            f"{sum(cut.values())} texts longer than {limit} tokens were cut to "
+            f"{limit} ({where}); change the limit with --set max_len=N",
+            LongTextWarning, stacklevel=2)
+    return loaders
 
 
 def build_run_model(spec: RunSpec, train, vocab_size: int, options: dict):

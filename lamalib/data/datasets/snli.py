@@ -100,8 +100,9 @@ def _local(split: str) -> Rows | None:
     if path is not None:
         with open_binary(path) as f:
             return read_snli_jsonl(f, str(path))
-    if (data_dir() / ZIP).is_file():
-        return _from_zip(data_dir() / ZIP, name)
+    zipped = local_copy([ZIP], ("",))
+    if zipped is not None:
+        return _from_zip(zipped, name)
     return None
 
 

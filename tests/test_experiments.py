@@ -11,6 +11,7 @@ import pytest
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
 from lamalib.experiments.results import ResultsConflict, run_lock
+from lamalib.experiments.runner import LongTextWarning
 from lamalib.provenance import write_json_atomic
 from lamalib.models import build_model, model_options
 
@@ -380,11 +381,12 @@ def test_texts_longer_than_a_learned_position_table_fail_before_training(
               "--set", "max_positions=4", "--results", str(tmp_path / "r"),
               "--checkpoints", str(tmp_path / "c")])
     assert not (tmp_path / "c").exists()  # no epoch ran, no checkpoint written
-    main(["run", "--model", "le", "--train", str(train), "--test", str(test),
-          "--set", "header=false", "--set", "embed_dim=8", "--set", "heads=2",
-          "--set", "max_positions=4", "--set", "max_len=4", "--set", "epochs=1",
-          "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
-    assert list((tmp_path / "r").glob("*.json"))  # truncated to fit: it runs
+    with pytest.warns(LongTextWarning, match="cut to 4"):  # truncated to fit: it runs
+        main(["run", "--model", "le", "--train", str(train), "--test", str(test),
+              "--set", "header=false", "--set", "embed_dim=8", "--set", "heads=2",
+              "--set", "max_positions=4", "--set", "max_len=4", "--set", "epochs=1",
+              "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")])
+    assert list((tmp_path / "r").glob("*.json"))
 
 
 def test_lamalib_seed_shifts_a_runs_seed_once_and_names_the_file_by_it(

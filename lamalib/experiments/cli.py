@@ -14,6 +14,7 @@ from lamalib.models.bert import PretrainedUnavailable
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
                                          option_types, parse_value, with_text_sep)
+from lamalib.provenance import portable_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import RESULTS_DIR, ResultsConflict
 from lamalib.experiments.runner import CHECKPOINTS, run

@@ -6,17 +6,13 @@ import sys
 
 import pytest
 
+from labelled_files import write_tsv
 from lamalib.experiments import runner
 from lamalib.experiments.cli import main
 from lamalib.experiments.options import UsageError
 
 
-def _tsv(path, n, offset=0):
-    words = {0: "dull boring awful", 1: "great warm lovely"}
-    rows = [f"{'pos' if i % 2 else 'neg'}\tthe film was {words[i % 2].split()[i % 3]} "
-            f"number {i + offset}" for i in range(n)]
-    path.write_text("\n".join(rows) + "\n")
-    return path
+_tsv = write_tsv
 
 
 @pytest.fixture

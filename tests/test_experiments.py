@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from labelled_files import write_tsv
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
 from lamalib.experiments.results import ResultsConflict, run_lock
@@ -16,12 +17,7 @@ from lamalib.provenance import write_json_atomic
 from lamalib.models import build_model, model_options
 
 
-def _tsv(path, n, offset=0):
-    words = {0: "dull boring awful", 1: "great warm lovely"}
-    rows = [f"{'pos' if i % 2 else 'neg'}\tthe film was {words[i % 2].split()[i % 3]} "
-            f"number {i + offset}" for i in range(n)]
-    path.write_text("\n".join(rows) + "\n")
-    return path
+_tsv = write_tsv
 
 
 @pytest.fixture

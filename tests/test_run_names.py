@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from labelled_files import write_tsv
 from lamalib.experiments.cli import main
 from lamalib.experiments.options import UsageError
 from lamalib.experiments.results import PACKAGE_PUBLISHED, RESULTS_DIR
@@ -20,13 +21,7 @@ from lamalib.provenance import write_json_atomic
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _tsv(path, n, offset=0):
-    words = {0: "dull boring awful", 1: "great warm lovely"}
-    rows = [f"{'pos' if i % 2 else 'neg'}\tthe film was {words[i % 2].split()[i % 3]} "
-            f"number {i + offset}" for i in range(n)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(rows) + "\n")
-    return path
+_tsv = write_tsv
 
 
 @pytest.fixture

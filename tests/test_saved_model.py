@@ -7,6 +7,7 @@ import pickle
 import pytest
 import torch
 
+from labelled_files import write_tsv
 from lamalib.data import Vocab
 from lamalib.models import available_models, build_model
 from lamalib.models.saved import (CONFIG, VOCAB, WEIGHTS, NoAttention, SavedModelError,
@@ -165,12 +166,7 @@ def test_a_folder_that_is_not_there(tmp_path):
 
 # ---- the experiments command: run --save-model DIR --------------------------------
 
-def _tsv(path, n, offset=0):
-    words = {0: "dull boring awful", 1: "great warm lovely"}
-    rows = [f"{'pos' if i % 2 else 'neg'}\tthe film was {words[i % 2].split()[i % 3]} "
-            f"number {i + offset}" for i in range(n)]
-    path.write_text("\n".join(rows) + "\n")
-    return path
+_tsv = write_tsv
 
 
 def _run_saving(tmp_path, *extra, model="san"):

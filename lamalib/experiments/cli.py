@@ -11,6 +11,7 @@ from pathlib import Path
 from lamalib.data import DownloadError, available_datasets
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
+from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
                                          option_types, parse_value, with_text_sep)
@@ -39,8 +40,7 @@ def apply_settings(fields: dict, settings: list[str]) -> dict:
     before any data is read."""
     model = fields["model"]
     defaults = model_options(model)
-    allowed_model = [k for k in defaults if k not in (
-        "vocab_size", "num_classes", "pretrained")]
+    allowed_model = [k for k in defaults if k not in DATA_OPTIONS]
     types = option_types(defaults)
     for item in settings:
         key, eq, raw = item.partition("=")

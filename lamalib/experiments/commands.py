@@ -139,14 +139,14 @@ def _wrap_items(items: list[str], width: int, indent: str) -> list[str]:
 def cmd_models(args, argv) -> None:
     """``models``: every registered model, its kind and its options with defaults."""
     from lamalib.models import available_models, describe_models, model_options
+    from lamalib.models.registry import DATA_OPTIONS
 
-    fixed = ("vocab_size", "num_classes", "pretrained")  # set by the run itself
     for row in describe_models():
         name = row["name"]
         print(f"{name} ({row['kind']})")
         options = model_options(name)
         items = [k if v == "required" else f"{k}={v!r}" for k, v in options.items()
-                 if k not in fixed or name not in available_models("classifier")]
+                 if k not in DATA_OPTIONS or name not in available_models("classifier")]
         print("\n".join(_wrap_items(items, WIDTH, "    ")) or "    (no options)")
     print("\nSet an option with `run --model NAME --set KEY=VALUE`; vocab_size, "
           "num_classes\nand pretrained come from the data and --set embeddings.")

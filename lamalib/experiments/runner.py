@@ -24,9 +24,11 @@ import torch
 from lamalib.data import (PairBatches, PairDataset, Vocab, load_dataset, load_splits,
                           stratified_split)
 from lamalib.data.batching import BucketBatches
+from lamalib.data.fetch import sha256sum
 from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
                                 vocab_digest)
 from lamalib.models import build_model, model_options
+from lamalib.models.registry import UNRECORDED_OPTIONS
 from lamalib.models.saved import save_model
 from lamalib.nn.transformer.positional import LearnedPositionalEmbedding
 from lamalib import runtime
@@ -88,12 +90,6 @@ def _file_name(value) -> str | None:
     return None if value is None else Path(str(value)).name
 
 
-def _sha256(path: Path) -> str:
-    from lamalib.data.fetch import sha256sum
-
-    return sha256sum(path)
-
-
 def _embeddings_difference(stored: dict, spec: RunSpec) -> str | None:
     """How the word vectors ``spec`` asks for differ from those of ``stored``: None
     when the same. A vectors file is the same file when its SHA-256 is the one the
@@ -108,7 +104,7 @@ def _embeddings_difference(stored: dict, spec: RunSpec) -> str | None:
     sha_before = (stored.get("embeddings_file") or {}).get("sha256")
     path = Path(asked).expanduser()
     if sha_before and path.is_file():
-        sha_asked = _sha256(path)
+        sha_asked = sha256sum(path)
         if sha_asked == sha_before:
             return None
         return (f"embeddings: {name_before!r} (SHA-256 {sha_before[:12]}...) -> "
@@ -282,10 +278,9 @@ def resolved_model_options(spec: RunSpec) -> dict:
     A results file keeps them all, so that a later change of a default cannot change
     what an old file says about how it was made.
     """
-    skip = ("vocab_size", "num_classes", "pretrained", "freeze_embeddings")
     options = {**model_options(spec.model), **spec.model_options}
     return {k: portable_value(list(v) if isinstance(v, tuple) else v)
-            for k, v in options.items() if k not in skip}
+            for k, v in options.items() if k not in UNRECORDED_OPTIONS}
 
 
 def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tensor:
@@ -303,7 +298,6 @@ def word2vec_vectors(spec: RunSpec, train, vocab: Vocab, dim: int) -> torch.Tens
 def file_vectors(spec: RunSpec, vocab: Vocab, dim: int) -> tuple[torch.Tensor, dict]:
     """Vectors for ``vocab`` from the file ``spec.embeddings`` (GloVe or word2vec text
     format), and what the results file records of it (name, SHA-256, coverage)."""
-    from lamalib.data.fetch import sha256sum
     from lamalib.embeddings.vectors_file import GLOVE_HINT, vectors_for
 
     path = Path(spec.embeddings).expanduser()

@@ -24,6 +24,11 @@ KINDS: dict[str, str] = {}
 # pair: forward(tokens1 (B, T1), mask1, tokens2 (B, T2), mask2) -> logits (B, C).
 MODEL_KINDS = ("classifier", "seq2seq", "pair")
 REQUIRED = "required"  # the default shown for an option without one
+# A classifier's options that a run sets from its data (and --set embeddings), never
+# the user; a results file or saved model also leaves out freeze_embeddings, which
+# goes with the pretrained vectors it does not keep.
+DATA_OPTIONS = ("vocab_size", "num_classes", "pretrained")
+UNRECORDED_OPTIONS = DATA_OPTIONS + ("freeze_embeddings",)
 
 
 def register_model(name: str, kind: str = "classifier"):

@@ -37,14 +37,14 @@ import torch
 
 from lamalib.data.batching import pad_sequences
 from lamalib.data.vocab import CLS, Vocab
-from lamalib.models.registry import available_models, build_model, model_kind
+from lamalib.models.registry import (UNRECORDED_OPTIONS, available_models, build_model,
+                                     model_kind)
 from lamalib.provenance import lamalib_version
 
 FORMAT = "lamalib-saved-model"
 FORMAT_VERSION = 1
 CONFIG, WEIGHTS, VOCAB = "model.json", "weights.pt", "vocab.txt"
 TOKENIZER = "lamalib.data.tokenize"  # lowercase, NFC, punctuation as tokens
-_SKIP = ("vocab_size", "num_classes", "pretrained", "freeze_embeddings")
 
 
 class SavedModelError(ValueError):
@@ -73,10 +73,6 @@ class Attention:
     tokens: list[str]
     weights: torch.Tensor
     kind: str
-
-
-def _version() -> str:
-    return lamalib_version()
 
 
 def _plain(value):
@@ -110,7 +106,7 @@ def save_model(model: torch.nn.Module, vocab: Vocab, labels: Sequence[str],
         raise ValueError("lamalib's tokenizer always lowercases: lowercase=False "
                          "cannot be kept")
     labels = [str(label) for label in labels]
-    options = {k: _plain(v) for k, v in (options or {}).items() if k not in _SKIP}
+    options = {k: _plain(v) for k, v in (options or {}).items() if k not in UNRECORDED_OPTIONS}
     json.dumps(options)  # fail here, before writing, on an option JSON cannot keep
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -119,7 +115,8 @@ def save_model(model: torch.nn.Module, vocab: Vocab, labels: Sequence[str],
     (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
                                 encoding="utf-8")
     config = {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "lamalib": _version(),
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "lamalib": lamalib_version(),
         "model": name, "options": options,
         "vocab_size": len(vocab), "labels": labels,
         "preprocessing": {"tokenizer": TOKENIZER, "lowercase": True,
@@ -151,7 +148,8 @@ def _read_config(folder: Path) -> dict:
                     _RESAVE)
     version = config.get("format_version")
     if version != FORMAT_VERSION:
-        raise _fail(path, f"format version {version!r}, this lamalib ({_version()}) "
+        raise _fail(path, f"format version {version!r}, this lamalib "
+                    f"({lamalib_version()}) "
                     f"reads version {FORMAT_VERSION}",
                     f"load it with the lamalib that wrote it "
                     f"({config.get('lamalib', 'unknown')}) or save it again")

@@ -69,12 +69,24 @@ def test_no_positional_embedding_only_the_scales_see_order():
     glob = build_model("ms_transformer", vocab_size=30, num_classes=3,
                        **{**SMALL, "layer_scales": "99,99,99,99|99,99,99,99"}).eval()
     loc = build_model("ms_transformer", vocab_size=30, num_classes=3,
-                      **{**SMALL, "layer_scales": "1,1,1,1|1,1,1,1"}).eval()
+                      **{**SMALL, "layer_scales": "3,3,3,3|3,3,3,3"}).eval()
+    own = build_model("ms_transformer", vocab_size=30, num_classes=3,  # width 1:
+                      **{**SMALL, "layer_scales": "1,1,1,1|1,1,1,1"}).eval()  # itself
     t = torch.tensor([[5, 6, 7, 8, 9, 10]])
     p = t[:, torch.tensor([3, 0, 5, 1, 4, 2])]
     m = torch.ones_like(t, dtype=torch.bool)
     torch.testing.assert_close(glob(t, m), glob(p, m))
+    torch.testing.assert_close(own(t, m), own(p, m))  # each word sees only itself
     assert not torch.allclose(loc(t, m), loc(p, m))
+
+
+def test_the_radius_reading_is_an_option_of_the_model():
+    wide = build_model("ms_transformer", vocab_size=10, num_classes=2,
+                       **{**SMALL, "window": "radius", "layer_scales": "0,2,4,6|1,1,1,1"})
+    assert wide.layers[0].attention.window == "radius"
+    with pytest.raises(ValueError, match="odd"):
+        build_model("ms_transformer", vocab_size=10, num_classes=2,
+                    **{**SMALL, "layer_scales": "0,2,4,6|1,1,1,1"})
 
 
 def test_pretrained_vectors_start_the_embeddings():

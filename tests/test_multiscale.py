@@ -3,6 +3,8 @@ full attention with one band mask per head (Guo et al. 2020, eqs. 6-10): outputs
 gradients, every kernel, the edges, padding, scales that are fractions of the length
 and radii >= T."""
 
+from fractions import Fraction
+
 import pytest
 import torch
 
@@ -31,26 +33,38 @@ def reference_msmsa(m: MultiScaleSelfAttention, x, lengths, scales_radii):
     return m.out_proj(heads.transpose(1, 2).reshape(B, T, D))
 
 
-def python_radius(scale, n):
-    """The documented rule, written independently: floor(N/k), odd, clamped later."""
+def python_radius(scale, n, window="width"):
+    """The documented rules, written independently. Width: the odd width nearest
+    N/k (ties upward) by search, radius (width - 1) / 2. Radius: floor(N/k), odd."""
+    if window == "width":
+        if isinstance(scale, int):
+            return (scale - 1) // 2
+        target = Fraction(n, int(scale[2:]))
+        width = min(range(1, 2 * n + 4, 2), key=lambda w: (abs(w - target), -w))
+        return (width - 1) // 2
     if isinstance(scale, int):
         return scale
     w = n // int(scale[2:])
     return w + 1 if w % 2 == 0 else w
 
 
+SCALES = {"width": [[1, 3, 5, 41], [1, 3, "N/4", "N/2"]],
+          "radius": [[0, 1, 3, 20], [1, 3, "N/4", "N/2"]]}
+
+
 @pytest.mark.parametrize("kernel", ["auto", "window", "blocked", "dense"])
-@pytest.mark.parametrize("scales", [[0, 1, 3, 20], [1, 3, "N/4", "N/2"]])
-def test_msmsa_equals_band_masked_full_attention(kernel, scales):
+@pytest.mark.parametrize("window,scales", [(w, s) for w in SCALES for s in SCALES[w]])
+def test_msmsa_equals_band_masked_full_attention(kernel, window, scales):
     torch.manual_seed(0)
     B, T, D = 4, 11, 8
     lengths = [11, 7, 1, 11] if kernel != "window" or all(
         isinstance(s, int) for s in scales) else [11, 11, 11, 11]
-    m = MultiScaleSelfAttention(D, scales, kernel=kernel).double()
+    m = MultiScaleSelfAttention(D, scales, kernel=kernel, window=window).double()
     x = torch.randn(B, T, D, dtype=torch.float64, requires_grad=True)
     mask = lengths_to_mask(torch.tensor(lengths), T)
     out, _ = m(x, mask)
-    radii = [[min(python_radius(s, n), T - 1) for s in scales] for n in lengths]
+    radii = [[min(python_radius(s, n, window), T - 1) for s in scales]
+             for n in lengths]
     want = reference_msmsa(m, x, lengths, radii)
     real = mask[..., None]  # compare real positions (pads' outputs are unused)
     torch.testing.assert_close(out * real, want * real)
@@ -65,7 +79,7 @@ def test_msmsa_equals_band_masked_full_attention(kernel, scales):
 def test_weights_are_zero_outside_each_heads_band_and_sum_to_one():
     torch.manual_seed(1)
     T = 9
-    m = MultiScaleSelfAttention(8, [1, 2, "N/4", 50]).eval()
+    m = MultiScaleSelfAttention(8, [1, 2, "N/4", 50], window="radius").eval()
     _, w = m(torch.randn(1, T, 8), None, need_weights=True)  # (1, H, T, T)
     i = torch.arange(T)
     dist = (i[:, None] - i[None, :]).abs()
@@ -80,8 +94,8 @@ def test_a_radius_at_least_T_is_full_attention():
     torch.manual_seed(2)
     x = torch.randn(2, 6, 8)
     mask = lengths_to_mask(torch.tensor([6, 4]), 6)
-    big = MultiScaleSelfAttention(8, [5, 6, 99, "N/1"])
-    full = MultiScaleSelfAttention(8, [5, 5, 5, 5])
+    big = MultiScaleSelfAttention(8, [5, 6, 99, "N/1"], window="radius")
+    full = MultiScaleSelfAttention(8, [5, 5, 5, 5], window="radius")
     full.load_state_dict(big.state_dict())
     torch.testing.assert_close(big(x, mask)[0], full(x, mask)[0])
     # and equals plain multi-head attention with only the padding masked
@@ -95,8 +109,39 @@ def test_a_radius_at_least_T_is_full_attention():
 @pytest.mark.parametrize("scale,n,want", [
     (3, 100, 3), ("N/16", 100, 7), ("N/8", 100, 13), ("N/4", 100, 25),
     ("N/2", 100, 51), ("N/16", 10, 1), ("N/8", 22, 3), ("N/2", 1, 1)])
-def test_fractional_scales_round_down_then_up_to_odd(scale, n, want):
-    assert int(resolve_radius(scale, n)) == want == python_radius(scale, n)
+def test_radius_reading_rounds_down_then_up_to_odd(scale, n, want):
+    assert (int(resolve_radius(scale, n, "radius")) == want
+            == python_radius(scale, n, "radius"))
+
+
+@pytest.mark.parametrize("scale,n,width", [
+    (1, 100, 1), (3, 100, 3), ("N/16", 100, 7), ("N/8", 100, 13), ("N/4", 100, 25),
+    ("N/2", 100, 51), ("N/16", 10, 1), ("N/8", 22, 3), ("N/2", 1, 1), ("N/4", 12, 3),
+    ("N/4", 8, 3), ("N/4", 7, 1)])
+def test_width_reading_takes_the_nearest_odd_width(scale, n, width):
+    # N/4 of 8 is exactly 2: a tie between widths 1 and 3, resolved upward
+    assert int(resolve_radius(scale, n)) == (width - 1) // 2 == python_radius(scale, n)
+
+
+def test_width_one_is_the_word_itself_and_three_its_neighbours():
+    # the paper: a feed-forward layer "is attention with ω = 1"
+    torch.manual_seed(5)
+    T = 7
+    m = MultiScaleSelfAttention(8, [1, 3]).eval()
+    _, w = m(torch.randn(1, T, 8), None, need_weights=True)  # (1, 2, T, T)
+    torch.testing.assert_close(w[0, 0], torch.eye(T))
+    i = torch.arange(T)
+    dist = (i[:, None] - i[None, :]).abs()
+    assert torch.all((w[0, 1] > 0) == (dist <= 1))
+
+
+@pytest.mark.parametrize("bad", [2, 0, "4"])
+def test_even_widths_are_refused_and_the_radius_reading_named(bad):
+    with pytest.raises(ValueError, match="odd.*radius"):
+        MultiScaleSelfAttention(8, [1, bad])
+    MultiScaleSelfAttention(8, [1, bad], window="radius")  # a radius may be even
+    with pytest.raises(ValueError, match="window"):
+        MultiScaleSelfAttention(8, [1, 3], window="diameter")
 
 
 @pytest.mark.parametrize("bad", ["N/0", "T/4", -1, "3.5", True])

@@ -26,6 +26,7 @@ TINY = {
     "te": dict(d_model=8, n_heads=2, n_layers=2, d_ff=16),
     "ms_transformer": dict(embed_dim=8, d_model=8, n_layers=2, n_heads=4,
                            scales="1,3,N/2,N/1", mlp_hidden=8),
+    "transformer": dict(embed_dim=8, d_model=8, n_layers=2, n_heads=4, mlp_hidden=8),
     # offline: a tiny random BERT reading our Vocab (pretrained_name=None)
     "bert": dict(pretrained_name=None, hidden=8, layers=1, heads=2, intermediate=16,
                  max_positions=32),
@@ -33,7 +34,7 @@ TINY = {
        for m in ("lama", "lama_ctx", "lama_ctx_de", "lama_ctx_dp")},
     "le": dict(embed_dim=8, hidden_size=4, heads=3, mlp_size=8, max_positions=32),
 }
-SELF = {"te", "self_attention", "ms_transformer", "bert"}
+SELF = {"te", "self_attention", "ms_transformer", "transformer", "bert"}
 POOLING = {"san", "lama", "lama_ctx", "lama_ctx_de", "lama_ctx_dp", "le"}
 NONE = {"avg", "bow_mlp", "bigru_max", "cnn"}
 
@@ -81,9 +82,10 @@ def test_save_then_load_gives_the_same_logits(tmp_path, name):
 def test_attention_has_one_shape_per_family_and_rows_sum_to_one(tmp_path, name):
     saved = load_model(_saved(tmp_path, name)[2])
     att = saved.attention("a warm , funny film")
-    n = 5 + (name == "ms_transformer")  # the MS-Transformer shows its [CLS] node
+    with_cls = name in ("ms_transformer", "transformer")  # they show their [CLS]
+    n = 5 + with_cls
     assert len(att.tokens) == n
-    if name == "ms_transformer":
+    if with_cls:
         assert att.tokens[0] == "[CLS]"
     if name in SELF:
         assert att.kind == "self" and att.weights.dim() == 4

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from lamalib.nn.recurrent.embedding import word_embedding
-from lamalib.nn.multiscale import MultiScaleLayer, Scale, parse_scale
+from lamalib.nn.multiscale import MultiScaleLayer, Scale, check_scale, parse_scale
 from lamalib.nn.pooling import masked_max
 from lamalib.nn.multiscale.scales import heads_for_layer, scale_distribution
 from lamalib.models.registry import register_model
@@ -31,6 +31,7 @@ class MSTransformerConfig:
     scales: str = "1,3,N/16,N/8,N/4"  # candidates Ω: Table 1 for SST, MTL-16, SNLI
     alpha: float = 0.5  # α of eq. (6) (ours; the paper's example uses 0.5)
     reading: str = "printed"  # which reading of eq. (6): "printed" or "distance"
+    window: str = "width"  # ω as the window's odd width (the text) or "radius" (eq. 7)
     layer_scales: str = ""  # explicit scales, layers split by "|": "3,3|1,N/4"
     dropout: float = 0.1  # on embeddings, attention and sublayers (ours)
     mlp_hidden: int = 300  # hidden units of the two-layer classifier (ours)
@@ -38,12 +39,14 @@ class MSTransformerConfig:
     pad_id: int = 0  # padding id: zero embedding, masked everywhere
 
 
-def parse_scales(text: str | list) -> list[Scale]:
-    """``"1,3,N/16"`` -> ``[1, 3, "N/16"]`` (a list is checked and kept)."""
+def parse_scales(text: str | list, window: str = "width") -> list[Scale]:
+    """``"1,3,N/16"`` -> ``[1, 3, "N/16"]`` (a list is checked and kept); under
+    ``window="width"`` a constant must be odd."""
     items = text if isinstance(text, (list, tuple)) else [
         s.strip() for s in str(text).split(",") if s.strip()]
     out = []
     for s in items:
+        check_scale(s, window)
         kind, value = parse_scale(s)
         out.append(value if kind == "const" else f"N/{value}")
     return out
@@ -52,13 +55,14 @@ def parse_scales(text: str | list) -> list[Scale]:
 def plan_layers(cfg: MSTransformerConfig) -> list[list[Scale]]:
     """One list of scales (one per head) for every layer."""
     if cfg.layer_scales:
-        layers = [parse_scales(part) for part in str(cfg.layer_scales).split("|")]
+        layers = [parse_scales(part, cfg.window)
+                  for part in str(cfg.layer_scales).split("|")]
         if len(layers) != cfg.n_layers or any(len(h) != cfg.n_heads for h in layers):
             raise ValueError(
                 f"layer_scales {cfg.layer_scales!r} must give {cfg.n_layers} layers "
                 f"of {cfg.n_heads} scales each, split by '|'")
         return layers
-    candidates = parse_scales(cfg.scales)
+    candidates = parse_scales(cfg.scales, cfg.window)
     counts = scale_distribution(cfg.alpha, cfg.n_heads, cfg.n_layers,
                                 len(candidates), cfg.reading)  # eqs. (6)-(7)
     return [heads_for_layer(c, candidates) for c in counts]
@@ -84,33 +88,47 @@ class MSTransformerClassifier(nn.Module):
                  pretrained: torch.Tensor | None = None,
                  freeze_embeddings: bool = False, **config) -> None:
         super().__init__()
-        cfg = self.config = MSTransformerConfig(**config)
-        self.layer_scales = plan_layers(cfg)
+        cfg = self.config = self.options_from(**config)
         self.embed = word_embedding(vocab_size, cfg.embed_dim, pretrained,
                                     freeze_embeddings, cfg.pad_id)
         # A projection only when the word vectors are narrower or wider than D.
         self.project = (nn.Identity() if cfg.embed_dim == cfg.d_model
                         else nn.Linear(cfg.embed_dim, cfg.d_model))
         self.cls = nn.Parameter(torch.randn(cfg.d_model) * 0.02)  # the [CLS] node
+        self.positions = self.build_positions(cfg)
         self.dropout = nn.Dropout(cfg.dropout)
-        self.layers = nn.ModuleList(
-            MultiScaleLayer(cfg.d_model, scales, cfg.dropout, cfg.kernel)
-            for scales in self.layer_scales)
+        self.layers = self.build_layers(cfg)
         self.classifier = nn.Sequential(  # the paper's two-layer MLP
             nn.Linear(2 * cfg.d_model, cfg.mlp_hidden), nn.ReLU(),
             nn.Dropout(cfg.dropout), nn.Linear(cfg.mlp_hidden, num_classes))
+
+    def build_positions(self, cfg) -> nn.Module:
+        """None: small scales give the order (the paper's section on eq. (5))."""
+        return nn.Identity()
+
+    def build_layers(self, cfg) -> nn.ModuleList:
+        """L layers of eq. (5), each head with the scale the controller gives it."""
+        self.layer_scales = plan_layers(cfg)
+        return nn.ModuleList(
+            MultiScaleLayer(cfg.d_model, scales, cfg.dropout, cfg.kernel, cfg.window)
+            for scales in self.layer_scales)
+
+    def run_layer(self, layer: nn.Module, h: torch.Tensor, mask: torch.Tensor,
+                  need_weights: bool) -> torch.Tensor:
+        """One layer on ``h (B, 1 + T, D)`` -> ``(B, 1 + T, D)``."""
+        return layer(h, mask, need_weights)  # eq. (5)
 
     def encode(self, tokens: torch.Tensor, mask: torch.Tensor,
                need_weights: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """States of ``[CLS]`` + tokens after the last layer, ``(B, 1 + T, D)``, and
         their mask ``(B, 1 + T)``."""
         B = tokens.shape[0]
-        x = self.project(self.embed(tokens))  # (B, T, D); no positions: eq. (5)
+        x = self.project(self.embed(tokens))  # (B, T, D)
         cls = self.cls.expand(B, 1, -1)  # (B, 1, D)
-        h = self.dropout(torch.cat([cls, x], 1))  # (B, 1 + T, D)
+        h = self.dropout(self.positions(torch.cat([cls, x], 1)))  # (B, 1 + T, D)
         mask = torch.cat([mask.new_ones(B, 1), mask.to(torch.bool)], 1)  # (B, 1 + T)
         for layer in self.layers:
-            h = layer(h, mask, need_weights)  # (B, 1 + T, D), eq. (5)
+            h = self.run_layer(layer, h, mask, need_weights)  # (B, 1 + T, D)
         return h, mask
 
     def represent(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -130,4 +148,5 @@ class MSTransformerClassifier(nn.Module):
     def describe(self) -> dict:
         """The configuration, each layer's scales and the parameter count."""
         n_params = sum(p.numel() for p in self.parameters())
-        return {**asdict(self.config), "layers": self.layer_scales, "params": n_params}
+        return {**asdict(self.config), "layers": getattr(self, "layer_scales", None),
+                "params": n_params}

@@ -13,9 +13,10 @@
 :class:`Prediction` (label, probability) per text and ``attention(text)`` one
 :class:`Attention` read the same way for every model family:
 
-- ``kind="self"`` (``te``, ``self_attention``, ``ms_transformer``, ``bert``):
+- ``kind="self"`` (``te``, ``self_attention``, ``ms_transformer``, ``transformer``,
+  ``bert``):
   ``weights`` is ``(L, H, T, T)``: layer, head, query token, key token. The
-  MS-Transformer's ``[CLS]`` node is kept as the first position (``tokens[0] ==
+  MS-Transformer's (and its matched Transformer's) ``[CLS]`` node is kept as the first position (``tokens[0] ==
   "[CLS]"``), so every row still sums to 1.
 - ``kind="pooling"`` (the LAMA family and ``le``: heads; ``san``: hops): ``weights``
   is ``(H, T)``: one distribution over the tokens per head or hop.
@@ -284,8 +285,8 @@ def _attention(model, name: str, tokens, mask, shown: list[str]) -> Attention:
     except RuntimeError:
         raise NoAttention(f"model {name!r} has no attention weights to show; the "
                           "models with attention: te, self_attention, "
-                          "ms_transformer, bert, san, lama, lama_ctx, lama_ctx_de, "
-                          "lama_ctx_dp, le") from None
+                          "ms_transformer, transformer, bert, san, lama, lama_ctx, "
+                          "lama_ctx_de, lama_ctx_dp, le") from None
     return Attention(shown, weights[:, 0].float().cpu(), "self")  # (L, H, T, T)
 
 

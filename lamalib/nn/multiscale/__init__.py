@@ -6,15 +6,16 @@ the blocked band kernel (``blocked_band``; the window kernel is
 
 from lamalib.nn.multiscale.blocked_band import (blocked_band_attention,
                                                 blocked_band_mask, default_block)
-from lamalib.nn.multiscale.msmsa import (KERNELS, MultiScaleLayer,
+from lamalib.nn.multiscale.msmsa import (KERNELS, WINDOWS, MultiScaleLayer,
                                          MultiScaleSelfAttention, Scale, band_masks,
-                                         parse_scale, pick_kernel, resolve_radius,
+                                         check_scale, check_window, parse_scale,
+                                         pick_kernel, resolve_radius,
                                          scale_aware_attention)
 from lamalib.nn.multiscale.scales import (READINGS, heads_for_layer, round_heads,
                                           scale_distribution)
 
 __all__ = ["KERNELS", "MultiScaleLayer", "MultiScaleSelfAttention", "READINGS", "Scale",
-           "band_masks", "blocked_band_attention", "blocked_band_mask",
-           "default_block", "heads_for_layer", "parse_scale", "pick_kernel",
-           "resolve_radius", "round_heads", "scale_aware_attention",
-           "scale_distribution"]
+           "WINDOWS", "band_masks", "blocked_band_attention", "blocked_band_mask",
+           "check_scale", "check_window", "default_block", "heads_for_layer",
+           "parse_scale", "pick_kernel", "resolve_radius", "round_heads",
+           "scale_aware_attention", "scale_distribution"]

@@ -2,17 +2,24 @@
 the paper's eqs. (6)-(10)).
 
 Guo et al. (2020) give every head of multi-head self-attention its own *scale* ω: head
-i at position j attends only to positions ``j - ω_i .. j + ω_i`` (scale-aware
+i at position j attends only to a window of positions around j (scale-aware
 self-attention, SASA, eqs. (1)-(3)); the heads are concatenated and projected
 (MSMSA, eq. (4)); a layer is ``LayerNorm(H + ReLU(MSMSA(H)))`` with no feed-forward
 sublayer and no positional embedding (eq. (5)).
 
-A scale is a constant (``3``: ω = 3) or a fraction of the length (``"N/16"``). The
-paper forces scales to be odd; we read ``"N/k"`` as ``ω = floor(N / k)``, raised to
-the next odd number when even (so never below 1): N = 100 gives N/16 -> 7,
-N/8 -> 13, N/4 -> 25, N/2 -> 51. N is each sequence's own number of real tokens (not
-the padded width), so padding never changes a radius. A radius ``ω >= T`` is the
-same function as ``ω = T - 1`` (every key is within reach): it is clamped to that.
+A scale is a constant (``3``) or a fraction of the length (``"N/16"``), and the paper
+can be read two ways (:data:`WINDOWS`). Its eq. (7) writes the context of position j
+as ``x_{j-ω} .. x_{j+ω}`` (a *radius*: 2ω + 1 keys), but its text makes ω a *width*:
+scales are "forced to be odd", a feed-forward layer "is attention with ω = 1" (a head
+that sees only its own word) and its Figure 1 draws ω = 1, 3, 5 as boxes of 1, 3 and
+5 words. ``window="width"`` (the default) follows the text: a constant ω must be odd
+and gives the radius ``(ω - 1) / 2``; ``"N/k"`` is the odd width nearest N / k
+(``2 floor(N / 2k) + 1``, ties upward), so radius ``floor(N / 2k)``: N = 100 gives
+N/16 -> width 7, N/8 -> 13, N/4 -> 25, N/2 -> 51. ``window="radius"`` follows eq. (7):
+a constant ω is the radius, and ``"N/k"`` is ``floor(N / k)`` raised to the next odd
+number (never below 1). N is each sequence's own number of real tokens (not the padded
+width), so padding never changes a window. A radius ``>= T`` is the same function as
+``T - 1`` (every key is within reach): it is clamped to that.
 
 Heads that share a scale are computed together by one of three kernels, chosen by name:
 ``"window"`` (:func:`lamalib.nn.self_attention.window.window_attention`: the
@@ -41,6 +48,7 @@ from lamalib.nn.transformer.norm import LayerNorm
 
 Scale = Union[int, str]  # 3 (a constant ω) or "N/16" (a fraction of the length)
 KERNELS = ("auto", "window", "blocked", "dense")
+WINDOWS = ("width", "radius")  # how ω is read: the paper's text, or its eq. (7)
 # "auto", from benchmarks/band_kernels.py (one CPU thread, forward + backward, 4096
 # tokens a call, T from 64 to 4096): the diagonal-by-diagonal window is fastest up to
 # ω = 3 (it makes 2ω + 1 passes over the keys); beyond, the blocked kernel wins from
@@ -81,14 +89,40 @@ def parse_scale(scale: Scale) -> tuple[str, int]:
         f"got {scale!r}")
 
 
-def resolve_radius(scale: Scale, length: torch.Tensor | int) -> torch.Tensor:
-    """The radius ω of ``scale`` for sequences of ``length`` real tokens (int or
-    ``(B,)``), as a long tensor of the same shape.
+def check_window(window: str) -> str:
+    """``window`` if it is one of :data:`WINDOWS`, else a ValueError naming them."""
+    if window not in WINDOWS:
+        raise ValueError(f"window must be one of {WINDOWS} (how ω is read), "
+                         f"got {window!r}")
+    return window
 
-    ``"N/k"``: ``floor(N / k)``, plus one when even (the paper's scales are odd).
+
+def check_scale(scale: Scale, window: str = "width") -> None:
+    """A ValueError unless ``scale`` is valid under ``window`` (widths are odd)."""
+    kind, value = parse_scale(scale)
+    if check_window(window) == "width" and kind == "const" and value % 2 == 0:
+        raise ValueError(
+            f"a constant scale read as a width must be odd (1 = the word itself, 3, "
+            f"5, ...), got {scale!r}; window='radius' reads it as a radius")
+
+
+def resolve_radius(scale: Scale, length: torch.Tensor | int,
+                   window: str = "width") -> torch.Tensor:
+    """The radius (keys ``j - r .. j + r``) of ``scale`` for sequences of ``length``
+    real tokens (int or ``(B,)``), as a long tensor of the same shape.
+
+    ``window="width"``: ω is the window's odd width, radius ``(ω - 1) / 2``; ``"N/k"``
+    is the odd width nearest N / k, radius ``floor(N / 2k)``.
+    ``window="radius"``: ω is the radius; ``"N/k"`` is ``floor(N / k)``, plus one
+    when even.
     """
+    check_scale(scale, window)
     kind, value = parse_scale(scale)
     length = torch.as_tensor(length, dtype=torch.long)
+    if window == "width":
+        if kind == "const":
+            return torch.full_like(length, (value - 1) // 2)
+        return torch.div(length, 2 * value, rounding_mode="floor")  # floor(N / 2k)
     if kind == "const":
         return torch.full_like(length, value)
     omega = torch.div(length, value, rounding_mode="floor")
@@ -180,22 +214,25 @@ class MultiScaleSelfAttention(MultiHeadAttention):
         dropout: on the attention weights. bias: of the four projections.
         kernel: ``"auto"``, ``"window"``, ``"blocked"`` or ``"dense"`` (same
             function, other cost).
+        window: ``"width"`` (the paper's text, default) or ``"radius"`` (its eq. (7)).
 
     ``forward(x (B, T, D), key_padding_mask (B, T) or None, need_weights=False)
     -> (out (B, T, D), weights (B, H, T, T) or None)``.
     """
 
     def __init__(self, d_model: int, scales: Sequence[Scale], dropout: float = 0.0,
-                 bias: bool = True, kernel: str = "auto") -> None:
+                 bias: bool = True, kernel: str = "auto",
+                 window: str = "width") -> None:
         if not scales:
             raise ValueError("MSMSA needs at least one scale (one per head)")
         for s in scales:
-            parse_scale(s)  # fail here, not at the first forward
+            check_scale(s, window)  # fail here, not at the first forward
         if kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
         super().__init__(d_model, len(scales), dropout, bias)
         self.scales = list(scales)
         self.kernel = kernel
+        self.window = window
         # Heads sharing a scale run together: one kernel call per distinct scale.
         groups: dict[Scale, list[int]] = {}
         for h, s in enumerate(self.scales):
@@ -204,9 +241,9 @@ class MultiScaleSelfAttention(MultiHeadAttention):
 
     def radii(self, key_padding_mask: torch.Tensor | None, B: int, T: int,
               device: torch.device | None = None) -> torch.Tensor:
-        """``(B, H)`` long: each head's ω for each sequence, clamped to ``T - 1``."""
+        """``(B, H)`` long: each head's radius for each sequence, clamped to ``T - 1``."""
         n = _lengths(key_padding_mask, B, T, device or torch.device("cpu"))
-        cols = [resolve_radius(s, n) for s in self.scales]
+        cols = [resolve_radius(s, n, self.window) for s in self.scales]
         return torch.stack(cols, -1).clamp(max=max(T - 1, 0))  # (B, H)
 
     def forward(  # type: ignore[override]
@@ -226,7 +263,8 @@ class MultiScaleSelfAttention(MultiHeadAttention):
         for scale, idx in self.groups.items():
             sel = torch.tensor(idx, device=x.device)
             out, w = scale_aware_attention(
-                q[:, sel], k[:, sel], v[:, sel], resolve_radius(scale, n).to(x.device),
+                q[:, sel], k[:, sel], v[:, sel],
+                resolve_radius(scale, n, self.window).to(x.device),
                 key_padding_mask, self.kernel, p, need_weights)  # eqs. (1)-(2)
             heads = heads.index_copy(1, sel, out)  # out-of-place: autograd-safe
             if weights is not None:
@@ -243,16 +281,16 @@ class MultiScaleLayer(nn.Module):
     Args:
         d_model: D. scales: one per head. dropout: on the attention weights and on
             the sublayer output (placement ours: the paper does not say).
-        kernel: as in :class:`MultiScaleSelfAttention`.
+        kernel, window: as in :class:`MultiScaleSelfAttention`.
 
     ``forward(h (B, T, D), mask (B, T) or None) -> (B, T, D)``.
     """
 
     def __init__(self, d_model: int, scales: Sequence[Scale], dropout: float = 0.0,
-                 kernel: str = "auto") -> None:
+                 kernel: str = "auto", window: str = "width") -> None:
         super().__init__()
         self.attention = MultiScaleSelfAttention(d_model, scales, dropout,
-                                                 kernel=kernel)
+                                                 kernel=kernel, window=window)
         self.dropout = nn.Dropout(dropout)
         self.norm = LayerNorm(d_model)
 

@@ -1,0 +1,84 @@
+"""A controlled comparison read from results files (chapter "Reproductions"; DESIGN,
+"How a comparison is run").
+
+Per dataset: each model's test accuracy as mean ± standard error over its seeds, and
+the difference A - B over the seeds both models ran (paired by seed: same split, same
+initial draw of everything the seed fixes), with the standard error of the paired
+differences. Over datasets: the mean of the per-dataset differences with its standard
+error across datasets. A run that ended at its epoch cap while validation was still
+improving (best epoch within ``patience`` of the cap) was cut short, not trained to
+early stopping: it is counted in ``cut``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its standard error over ``n`` values (``se`` is NaN if n < 2)."""
+
+    mean: float
+    se: float
+    n: int
+
+    def __str__(self) -> str:
+        if self.n == 0:
+            return "not run"
+        if self.n == 1:
+            return f"{self.mean:.1f} (1 seed)"
+        return f"{self.mean:.1f} ± {self.se:.1f}"
+
+
+def estimate(values: list[float]) -> Estimate:
+    """Mean ± standard error (sample standard deviation / sqrt(n))."""
+    n = len(values)
+    if n == 0:
+        return Estimate(math.nan, math.nan, 0)
+    mean = statistics.fmean(values)
+    se = statistics.stdev(values) / math.sqrt(n) if n > 1 else math.nan
+    return Estimate(mean, se, n)
+
+
+def was_cut(run: dict) -> bool:
+    """True if the run stopped at its epoch cap with validation still improving."""
+    train = run["config"]["train"]
+    epochs, patience = train.get("epochs"), train.get("patience")
+    ran = len(run["history"])
+    best = run["metrics"].get("best_epoch", ran)
+    return epochs is not None and ran >= epochs and (
+        patience is None or ran - best < patience)
+
+
+def accuracies(runs: list[dict], model: str, dataset: str) -> dict[int, float]:
+    """``{seed: test accuracy in points}`` of ``model`` on ``dataset``."""
+    return {r["config"]["seed"]: 100 * r["metrics"]["test_accuracy"] for r in runs
+            if r["model"] == model and r["dataset"] == dataset}
+
+
+def compare(runs: list[dict], a: str, b: str, datasets: list[str],
+            others: tuple[str, ...] = ()) -> pd.DataFrame:
+    """One row per dataset: ``a``, ``b`` and ``others`` as :class:`Estimate` over
+    seeds, ``a - b`` paired by seed, and how many runs were ``cut`` short."""
+    rows = []
+    for dataset in datasets:
+        acc = {m: accuracies(runs, m, dataset) for m in (a, b, *others)}
+        paired = sorted(set(acc[a]) & set(acc[b]))
+        cut = sum(was_cut(r) for r in runs
+                  if r["dataset"] == dataset and r["model"] in acc)
+        rows.append({"dataset": dataset,
+                     **{m: estimate(list(acc[m].values())) for m in acc},
+                     f"{a} - {b}": estimate([acc[a][s] - acc[b][s] for s in paired]),
+                     "cut": cut})
+    return pd.DataFrame(rows)
+
+
+def overall(table: pd.DataFrame, column: str) -> Estimate:
+    """The mean over datasets of the per-dataset means in ``column`` (datasets with
+    at least one run), with its standard error across datasets."""
+    return estimate([e.mean for e in table[column] if e.n > 0])

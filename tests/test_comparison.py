@@ -1,0 +1,54 @@
+"""The controlled comparison (lamalib.experiments.comparison) against hand-computed
+means, standard errors and paired differences."""
+
+import math
+
+import pytest
+
+from lamalib.experiments.comparison import (Estimate, compare, estimate, overall,
+                                            was_cut)
+
+
+def run(model, dataset, seed, acc, epochs=40, ran=10, best=5, patience=5):
+    return {"model": model, "dataset": dataset,
+            "config": {"seed": seed, "train": {"epochs": epochs, "patience": patience}},
+            "metrics": {"test_accuracy": acc, "best_epoch": best},
+            "history": [{}] * ran}
+
+
+def test_estimate_is_mean_and_sample_sd_over_sqrt_n():
+    e = estimate([1.0, 2.0, 6.0])
+    assert e.mean == 3.0 and e.n == 3
+    assert e.se == pytest.approx(math.sqrt(7.0) / math.sqrt(3))  # sd = sqrt(7)
+    assert math.isnan(estimate([4.0]).se) and str(estimate([4.0])) == "4.0 (1 seed)"
+    assert str(estimate([])) == "not run"
+
+
+def test_differences_are_paired_by_seed():
+    runs = [run("a", "d", 0, 0.80), run("a", "d", 1, 0.70), run("a", "d", 2, 0.90),
+            run("b", "d", 0, 0.75), run("b", "d", 1, 0.69),  # no seed 2 for b
+            run("a", "e", 0, 0.5)]
+    table = compare(runs, "a", "b", ["d", "e", "f"])
+    d = table.iloc[0]
+    assert d["a"].mean == pytest.approx(80.0) and d["a"].n == 3
+    diff = d["a - b"]  # seeds 0 and 1 only: 5 and 1 points
+    assert diff.n == 2 and diff.mean == pytest.approx(3.0)
+    assert diff.se == pytest.approx(2.0)  # sd of (5, 1) = 2 sqrt 2, / sqrt 2
+    assert table.iloc[1]["a - b"].n == 0 and table.iloc[2]["a"].n == 0
+    over = overall(table, "a - b")  # only d has a difference
+    assert over.n == 1 and over.mean == pytest.approx(3.0)
+
+
+def test_overall_is_across_datasets():
+    table = compare([run("a", d, 0, acc) for d, acc in (("x", .6), ("y", .7))]
+                    + [run("b", d, 0, .5) for d in ("x", "y")], "a", "b", ["x", "y"])
+    e = overall(table, "a - b")  # 10 and 20 points
+    assert e == Estimate(15.0, pytest.approx(5.0), 2)
+
+
+def test_a_run_at_its_cap_still_improving_was_cut():
+    assert not was_cut(run("a", "d", 0, .5, epochs=40, ran=12, best=7))  # patience
+    assert was_cut(run("a", "d", 0, .5, epochs=15, ran=15, best=13))
+    assert not was_cut(run("a", "d", 0, .5, epochs=15, ran=15, best=10))  # waited 5
+    runs = [run("a", "d", 0, .5, epochs=15, ran=15, best=15), run("b", "d", 0, .5)]
+    assert compare(runs, "a", "b", ["d"]).iloc[0]["cut"] == 1

@@ -9,36 +9,38 @@ from .style import SIZE, SMALL, MUTED, KINDS, HEADS, HEAD_TEXT, Svg, tint, shade
 # ------------------------------------------------ chapter 9: multi-scale attention
 def multiscale_bands() -> Svg:
     """Eqs. (1)-(4) of chapter 9 and ``MultiScaleSelfAttention``: the band mask of
-    each head, T = 16 tokens, scales 1, 3, N/4 and N/2 (radii 1, 3, 5, 9 by the rule
-    of ``lamalib.nn.multiscale.resolve_radius``: floor(N/k), raised to odd)."""
+    each head, T = 16 tokens, scales 1, 3, N/4 and N/2 read as odd widths (1, 3, 5,
+    9 keys; radii 0, 1, 2, 4 by ``lamalib.nn.multiscale.resolve_radius``: the odd
+    width nearest N/k, ties upward)."""
     T, c = 16, 9
-    heads = [("1", 1), ("3", 3), ("N/4", 5), ("N/2", 9)]
+    heads = [("1", 1), ("3", 3), ("N/4", 5), ("N/2", 9)]  # (scale, width)
     s = Svg("multiscale_bands", 780, 274,
             "Band masks of four heads with different scales",
             "Four 16 by 16 grids, one per head of multi-scale self-attention; rows "
-            "are queries i, columns keys j. A cell is coloured where |i - j| is at "
-            "most the head's scale omega, so query i sees keys i - omega to i + "
-            "omega. Head 1 has omega = 1 (a band three cells wide), head 2 omega = "
-            "3, head 3 scale N/4 = 5 for N = 16, head 4 scale N/2 = 9, almost the "
-            "whole matrix. The heads' outputs are concatenated and projected by "
-            "W^O.")
+            "are queries i, columns keys j. A cell is coloured where key j lies in "
+            "the window of width omega centred on query i, that is |i - j| at most "
+            "(omega - 1) / 2. Head 1 has omega = 1 (only the diagonal: each word "
+            "sees itself), head 2 omega = 3 (a band three cells wide), head 3 scale "
+            "N/4, width 5 for N = 16, head 4 scale N/2, width 9. The heads' outputs "
+            "are concatenated and projected by W^O.")
     x0, y0, gap = 72, 64, 38
-    for h, (label, r) in enumerate(heads):
+    for h, (label, width) in enumerate(heads):
         x = x0 + h * (T * c + gap)
+        r = (width - 1) // 2  # the radius of an odd width
         fills = [[tint(HEADS[h], 0.75) if abs(i - j) <= r else "#ffffff"
                   for j in range(T)] for i in range(T)]
         s.grid(x, y0, T, T, c, fills, stroke="#bbbbbb")
         s.text(x + T * c / 2, y0 - 30, f"head {h + 1}", size=SIZE, bold=True,
                color=HEAD_TEXT[h])
         scale = f"scale $\u03c9$ = {label}" if label.isdigit() else (
-            f"scale {label} = {r}")
+            f"scale {label}: width {width}")
         s.text(x + T * c / 2, y0 - 10, scale, size=SMALL)
         s.text(x + T * c / 2, y0 + T * c + 20, "key $j$ \u2192", size=SMALL,
                color=MUTED)
     s.lines(x0 - 10, y0 + 40, ["query", "$i$", "\u2193"], size=SMALL,
             anchor="end", color=MUTED)
     s.text(x0 + 2 * T * c + 1.5 * gap, y0 + T * c + 52,
-           "coloured: $|i - j|$ \u2264 $\u03c9$ (eq. 2); the heads are "
+           "coloured: $|i - j|$ \u2264 $(\u03c9 - 1)/2$ (eq. 2); the heads are "
            "concatenated and projected by $W^O$ (eq. 4)", size=SMALL)
     return s
 

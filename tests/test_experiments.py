@@ -327,7 +327,10 @@ def test_run_can_start_from_a_papers_recipe(tmp_path, files):
     assert (train_cfg["optimizer"], train_cfg["lr"], train_cfg["momentum"],
             train_cfg["epochs"]) == ("sgd", 0.05, 0.9, 1)
     assert r["config"]["embeddings"] == "word2vec"
+    assert r["config"]["min_freq"] == 5  # the paper drops words seen under 5 times
     assert "--recipe lama" in r["command"]
+    from lamalib.experiments.papers import PAPERS, paper_spec_fields
+    assert paper_spec_fields(PAPERS["msa"], "avg", "sst5")["min_freq"] == 1
 
 
 def test_on_sentence_pairs_the_classifier_is_the_pair_classifiers_encoder(

@@ -260,6 +260,37 @@ def test_report_puts_published_figures_beside_ours_and_says_not_run(tmp_path):
     assert avg.ours == "not run" and avg.seeds == 0
 
 
+def test_each_row_gets_the_figure_of_its_own_paper(tmp_path):
+    # two papers state a figure for the same model and dataset: each row shows its own
+    def result(experiment, acc, recipe=None):
+        config = {"seed": 0, **({"recipe": recipe} if recipe else {})}
+        return {"experiment": experiment, "model": "te", "dataset": "sst5",
+                "profile": "full", "config": config, "metrics": {"test_accuracy": acc},
+                "history": [{"epoch": 1, "seconds": 2.0}],
+                "hardware": {"name": "cpu x"}}
+
+    write_json_atomic(tmp_path / "lama__te__sst5__s0.json", result("lama", 0.40))
+    write_json_atomic(tmp_path / "msa__te__sst5__s0.json", result("msa", 0.45))
+    write_json_atomic(tmp_path / "run-msa__te__sst5__s0.json",
+                      result("run", 0.46, "msa"))
+    write_json_atomic(tmp_path / "run__te__sst5__s0.json", result("run", 0.47))
+    figures = [{"paper": "msa", "model": "te", "dataset": "sst5", "value": 0.504,
+                "source": "msa, Table 2", "from": "table"},
+               {"paper": "lama", "model": "te", "dataset": "sst5", "value": 0.410,
+                "source": "lama, text", "from": "text"},
+               {"paper": "lama", "model": "te", "dataset": "sst5", "value": 3.0,
+                "metric": "speedup", "source": "lama, text", "from": "text"}]
+    for order in (figures, figures[::-1]):
+        write_json_atomic(tmp_path / "published.json", {"figures": order})
+        for paper, value in [("lama", "41.0"), ("msa", "50.4")]:
+            [row] = results_table(tmp_path, paper).to_dict("records")
+            assert row["paper"] == value and row["paper_source"] == f"{paper}, " + (
+                "text" if paper == "lama" else "Table 2")
+        every = results_table(tmp_path).set_index(["experiment", "recipe"]).paper
+        assert every.to_dict() == {("lama", "lama"): "41.0", ("msa", "msa"): "50.4",
+                                   ("run", "msa"): "50.4", ("run", ""): "—"}
+
+
 def test_the_command_says_how_to_pass_a_file_option(tmp_path):
     train = tmp_path / "reviews.dat"  # a name that says neither TSV nor CSV
     train.write_text("1\tgood\n0\tbad\n")
@@ -296,7 +327,10 @@ def test_run_can_start_from_a_papers_recipe(tmp_path, files):
     assert (train_cfg["optimizer"], train_cfg["lr"], train_cfg["momentum"],
             train_cfg["epochs"]) == ("sgd", 0.05, 0.9, 1)
     assert r["config"]["embeddings"] == "word2vec"
+    assert r["config"]["min_freq"] == 5  # the paper drops words seen under 5 times
     assert "--recipe lama" in r["command"]
+    from lamalib.experiments.papers import PAPERS, paper_spec_fields
+    assert paper_spec_fields(PAPERS["msa"], "avg", "sst5")["min_freq"] == 1
 
 
 def test_on_sentence_pairs_the_classifier_is_the_pair_classifiers_encoder(

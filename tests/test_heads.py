@@ -76,6 +76,60 @@ def test_mask_gradient_matches_a_finite_difference_of_the_gate():
     torch.testing.assert_close(grad[0, h].double(), fd, rtol=1e-4, atol=1e-8)
 
 
+def _head_slices(attn, h):
+    """Head h's own parameters: its rows of W_q, W_k, W_v (and biases), its columns
+    of W_o (the output bias is shared by all heads)."""
+    rows = slice(h * attn.d_head, (h + 1) * attn.d_head)
+    own = []
+    for lin in (attn.q_proj, attn.k_proj, attn.v_proj):
+        own.append((lin.weight, (rows, slice(None))))
+        if lin.bias is not None:
+            own.append((lin.bias, (rows,)))
+    own.append((attn.out_proj.weight, (slice(None), rows)))
+    return own
+
+
+def _scaled_head_loss(model, batch, attn, h, factor):
+    """The loss with head h's parameters multiplied by ``factor``."""
+    with torch.no_grad():
+        saved = [p.clone() for p, _ in _head_slices(attn, h)]
+        for p, idx in _head_slices(attn, h):
+            p[idx] *= factor
+        loss = _loss(model, batch)
+        for (p, _), old in zip(_head_slices(attn, h), saved):
+            p.copy_(old)
+    return loss
+
+
+def test_taylor_importance_is_the_mean_absolute_first_order_loss_change():
+    # Li et al. (2022, sec. 4.2.1) after Molchanov et al. (2019): removing head h
+    # (theta_h -> 0) changes the loss by about -g . theta_h, summed over ALL of the
+    # head's parameters. g . theta_h is the derivative of the loss along theta_h,
+    # d/de L(theta + e theta_h) at e = 0: a central difference of the loss with the
+    # head's slices scaled by 1 +- e gives it without any gradient code.
+    model, batches = _model_and_batches(seed=4)
+    model.eval()
+    model.double()
+    eps = 1e-6
+    ref = torch.zeros(len(batches), 2, 4, dtype=torch.double)
+    for b, batch in enumerate(batches):
+        for l, attn in enumerate(attention_modules(model)):
+            for h in range(4):
+                up = _scaled_head_loss(model, batch, attn, h, 1 + eps)
+                down = _scaled_head_loss(model, batch, attn, h, 1 - eps)
+                ref[b, l, h] = (up - down) / (2 * eps)
+    terms = taylor_terms(model, batches[0], _loss)
+    torch.testing.assert_close(sum(terms.values()).double(), ref[0], rtol=1e-4,
+                               atol=1e-8)
+    qk = (terms["q"] + terms["k"]).double()  # what an estimate without Q, K misses
+    assert (qk.abs() > 1e-3 * ref[0].abs().max()).any()
+    raw = head_importance(model, batches, _loss, method="taylor", normalize=False)
+    # the mean over batches of |estimate|: not of its square, not of the signed sum
+    torch.testing.assert_close(raw.double(), ref.abs().mean(0), rtol=1e-4, atol=1e-8)
+    torch.testing.assert_close(head_importance(model, batches, _loss),
+                               normalize_per_layer(raw))
+
+
 def test_importance_averages_absolute_values_and_normalises_per_layer():
     model, batches = _model_and_batches(seed=3)
     raw = head_importance(model, batches, _loss, method="mask", normalize=False)

@@ -1,14 +1,18 @@
-"""Projected Attention Layers on a tiny random transformers BertModel: a zeroed
+"""Projected Attention Layers: one PAL equals GELU(V^D MH(V^E h)) computed by hand with
+nonzero weights; on a tiny random transformers BertModel: a zeroed
 up-projection leaves BERT exactly as it was, masked PAL heads stay inside their
 pattern's mask and fixed ones spread uniformly over it, gradients reach every PAL
 parameter, and attach_pals adds the closed-form number of parameters."""
+
+import math
 
 import pytest
 import torch
 import transformers
 
 from lamalib.models.bert import BertClassifier
-from lamalib.nn.patterns.pal import (PALs, attach_pals, find_bert, pal_parameter_count)
+from lamalib.nn.patterns.pal import (PALs, ProjectedAttention, attach_pals, find_bert,
+                                     pal_parameter_count)
 from lamalib.nn.patterns import Injection, pattern_mask
 from lamalib.testing import assert_padding_invariant
 from lamalib.viz.explorer import collect_attention
@@ -41,6 +45,45 @@ def run(bert, tokens, mask):
 
 def n_params(module):
     return sum(p.numel() for p in module.parameters())
+
+
+def _gelu(x):
+    return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))  # the exact GELU, written out
+
+
+def test_pal_output_is_gelu_of_up_of_heads_of_down_by_hand():
+    # PAL(h) = GELU(V^D MH(V^E h)) with every weight nonzero (a zeroed V^D would
+    # hide the GELU: GELU(0) = 0), computed head by head with explicit loops.
+    torch.manual_seed(0)
+    B, T = 2, 5
+    pal = ProjectedAttention(D, DP, HP, dropout=0.0).double().eval()
+    pal.reset_parameters("bert", std=0.3)
+    with torch.no_grad():
+        for lin in (pal.down, pal.up, pal.attn.q_proj, pal.attn.k_proj,
+                    pal.attn.v_proj):
+            lin.bias.normal_(0.0, 0.3)  # nonzero biases too
+    h = torch.randn(B, T, D, dtype=torch.double)
+    allowed = torch.rand(B, HP, T, T) < 0.6  # (B, H, T, T): a per-head mask
+    allowed[..., 0] = True  # every row keeps a cell
+    out = pal(h, allowed)
+    Dh = DP // HP
+    a = pal.attn
+    expected = torch.zeros(B, T, D, dtype=torch.double)
+    for b in range(B):
+        z = h[b] @ pal.down.weight.T + pal.down.bias  # (T, Dp): V^E h
+        heads = []
+        for i in range(HP):
+            rows = slice(i * Dh, (i + 1) * Dh)
+            q = z @ a.q_proj.weight[rows].T + a.q_proj.bias[rows]  # (T, Dh)
+            k = z @ a.k_proj.weight[rows].T + a.k_proj.bias[rows]
+            v = z @ a.v_proj.weight[rows].T + a.v_proj.bias[rows]
+            scores = q @ k.T / math.sqrt(Dh)  # (T, T)
+            scores = scores.masked_fill(~allowed[b, i], float("-inf"))
+            heads.append(torch.softmax(scores, -1) @ v)  # (T, Dh)
+        mh = torch.cat(heads, -1)  # (T, Dp): no output matrix
+        expected[b] = _gelu(mh @ pal.up.weight.T + pal.up.bias)  # GELU(V^D MH)
+    torch.testing.assert_close(out, expected)
+    assert (expected < 0).any() and (expected.abs() > 0.1).any()  # GELU's bend shows
 
 
 def test_zero_up_projection_leaves_bert_exactly_as_it_was():

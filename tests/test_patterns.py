@@ -206,6 +206,24 @@ def test_three_sigma_rule_keeps_a_planted_head_and_has_a_ceiling():
         assert not significant_heads(g).any()
 
 
+def test_three_sigma_rule_does_not_fire_on_its_bound_with_ten_heads():
+    g = torch.zeros(10)
+    g[0] = 0.1  # z = sqrt(9) = 3 exactly; float arithmetic gives 3.000000000000001
+    assert not significant_heads(g).any()
+    assert not significant_heads(g.double()).any()
+    g = torch.zeros(11)
+    g[0] = 1.0  # z = sqrt(10) = 3.16 > 3
+    assert significant_heads(g).nonzero().tolist() == [[0]]
+
+
+def test_three_sigma_rule_uses_the_population_std():
+    g = torch.zeros(11, dtype=torch.double)
+    g[0], g[1] = 1.0, 0.2
+    d = g[0] - g.mean()
+    assert d / g.std(unbiased=False) > 3 > d / g.std(unbiased=True)  # 3.10 vs 2.95
+    assert significant_heads(g).nonzero().tolist() == [[0]]
+
+
 def test_fixed_heads_output_the_pattern_averaged_values():
     torch.manual_seed(0)
     attn = MultiHeadAttention(16, 4).eval()

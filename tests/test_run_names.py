@@ -168,3 +168,18 @@ def test_report_of_one_paper_has_its_recipe_column(tmp_path, capsys):
     te = next(line.split() for line in lines if " te " in line)
     assert te[header.index("recipe")] == "lama" and "81.7" in te
     assert sum("not run" in line for line in lines) == 21  # the rest of the grid
+
+
+def test_every_published_figure_names_its_paper_metric_and_place():
+    import json
+    figures = json.loads(PACKAGE_PUBLISHED.read_text())["figures"]
+    keys = {"paper", "model", "dataset", "metric", "value", "source", "from"}
+    for f in figures:
+        assert keys <= set(f) and f["from"] in ("text", "table"), f
+        assert "section" in f["source"] or "Table" in f["source"], f
+        relative = ("gain", "speedup", "ratio", "still_better")
+        assert ("over" in f) == any(w in f["metric"] for w in relative), f
+    # one test-accuracy figure per (paper, model, dataset): the results table's key
+    cells = [(f["paper"], f["model"], f["dataset"]) for f in figures
+             if f["metric"] == "test_accuracy"]
+    assert len(cells) == len(set(cells))

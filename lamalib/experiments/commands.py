@@ -62,7 +62,8 @@ def recipes_epilog() -> str:
             f"--recipe {name}: {paper.title.split(',')[0]}'s settings: epochs "
             f"{r.get('epochs', c.epochs)}, patience {r.get('patience', c.patience)}, "
             f"{r.get('optimizer', c.optimizer)} lr {r.get('lr', c.lr):g}, batch size "
-            f"{spec.batch_size}, word2vec embeddings and the paper's sizes (some "
+            f"{spec.batch_size}, vocabulary min count {paper.min_freq}, word2vec "
+            "embeddings and the paper's sizes (some "
             "models bring their own optimizer: lamalib/experiments/papers.py); only "
             f"for its models: {', '.join(paper.models)}.")
     lines.append("A --recipe run's results file is run-<recipe>__<model>__<name>__s<seed>"

@@ -129,7 +129,9 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
 
     ``grid`` lists (model, dataset) pairs that must appear: those without a run get
     the row "not run", never a number. ``published``: the figures to put beside
-    ours (default: :func:`load_published` of ``results_dir``).
+    ours (default: :func:`load_published` of ``results_dir``); a row gets the test
+    accuracy that its own paper (``paper``, else the row's recipe) states for its
+    model and dataset, and a run with the defaults gets none.
     """
     import pandas as pd
 
@@ -137,8 +139,10 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
             if paper is None or r["experiment"] == paper]
     if published is None:
         published = load_published(results_dir)
-    published = {(p["model"], p["dataset"]): p for p in published
-                 if paper is None or p["paper"] == paper}
+    # a figure belongs to one paper: the key holds it, so two papers' figures for the
+    # same model and dataset never stand in for each other
+    published = {(p["paper"], p["model"], p["dataset"]): p for p in published
+                 if p.get("metric", "test_accuracy") == "test_accuracy"}
     groups: dict[tuple, list[dict]] = {}
     for r in runs:
         key = (r["experiment"], r["model"], r["dataset"], run_recipe(r))
@@ -151,7 +155,7 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
     for key in sorted(keys):
         experiment, model, dataset, recipe = key
         group = groups.get(key, [])
-        pub = published.get((model, dataset))
+        pub = published.get((paper or recipe, model, dataset))  # "": no paper's figure
         row = {"experiment": experiment, "model": model, "dataset": dataset,
                "recipe": recipe}
         if group:

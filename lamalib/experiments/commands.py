@@ -58,14 +58,19 @@ def recipes_epilog() -> str:
     for name in sorted(PAPERS):
         paper = PAPERS[name]
         r = paper.recipe
+        lr = (", ".join(f"{m} {t['lr']:g}" for m, t in paper.tuned.items()
+                        if "lr" in t) + " (chosen on validation), others "
+              if paper.tuned else "")
+        vectors = ("random embeddings for every model" if paper.embeddings == "random"
+                   else "word2vec embeddings")
         lines.append(
             f"--recipe {name}: {paper.title.split(',')[0]}'s settings: epochs "
             f"{r.get('epochs', c.epochs)}, patience {r.get('patience', c.patience)}, "
-            f"{r.get('optimizer', c.optimizer)} lr {r.get('lr', c.lr):g}, batch size "
-            f"{spec.batch_size}, vocabulary min count {paper.min_freq}, word2vec "
-            "embeddings and the paper's sizes (some "
-            "models bring their own optimizer: lamalib/experiments/papers.py); only "
-            f"for its models: {', '.join(paper.models)}.")
+            f"{r.get('optimizer', c.optimizer)} lr {lr}{r.get('lr', c.lr):g}, batch "
+            f"size {spec.batch_size}, vocabulary min count {paper.min_freq}, {vectors} "
+            "and the paper's sizes (some models bring their own optimizer: "
+            "lamalib/experiments/papers.py); only for its models: "
+            f"{', '.join(paper.models)}.")
     lines.append("A --recipe run's results file is run-<recipe>__<model>__<name>__s<seed>"
                  ".json, apart from the default run's run__<model>__<name>__s<seed>.json.")
     return "\n".join(textwrap.fill(line, WIDTH - 2, subsequent_indent="  ")

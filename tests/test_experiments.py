@@ -167,10 +167,11 @@ def test_reproduce_lists_every_cell_and_says_how_to_go_on_past_committed_results
     main(args + ["--models", "avg", "bow_mlp", "--seeds", "2", "--set", "epochs=2"])
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("1 of 4 cells were not run")  # avg s0, again
-    assert sum(x.endswith("complete: reused") for x in out) == 3
+    assert sum(x.endswith("skipped (complete)") for x in out) == 3
     main(args + ["--models", "avg", "--seeds", "2", "--set", "epochs=2", "--force"])
     out = capsys.readouterr().out.splitlines()
-    assert out[-2].endswith("ran") and out[-1].endswith("ran")
+    assert out[-3].endswith("ran") and out[-2].endswith("ran")
+    assert out[-1].startswith("results files in ")
     assert "not run" not in "".join(out) and committed.read_bytes() != before
 
 

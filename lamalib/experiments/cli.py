@@ -17,7 +17,8 @@ from lamalib.experiments.options import (UsageError, check_count, check_input_fi
                                          option_types, parse_value, with_text_sep)
 from lamalib.provenance import portable_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
-from lamalib.experiments.results import RESULTS_DIR, ResultsConflict
+from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
+                                         ResultsConflict, user_results_dir)
 from lamalib.experiments.runner import CHECKPOINTS, run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
@@ -229,7 +230,7 @@ def cmd_reproduce(args, argv) -> None:
                     try:
                         cell["result"] = run(spec, Path(args.results), argv,
                                              Path(args.checkpoints), force=force)
-                        cell["status"] = "complete: reused" if reused else "ran"
+                        cell["status"] = SKIPPED_STATUS if reused else "ran"
                     except PretrainedUnavailable as error:  # offline: the rest runs
                         print(f"{model} on {dataset}: not run. {error}", flush=True)
                         for s in range(seed, args.seeds):
@@ -248,6 +249,7 @@ def cmd_reproduce(args, argv) -> None:
 
 
 CONFLICT_STATUS = "not run: other settings in the results file"
+SKIPPED_STATUS = "skipped (complete)"
 
 
 def _complete_before(spec: RunSpec, results_dir: Path) -> bool:
@@ -266,8 +268,9 @@ def _complete_before(spec: RunSpec, results_dir: Path) -> bool:
 
 
 def _reproduce_table(cells: list[dict], results_dir) -> None:
-    """Every cell of the grid with its status (ran, complete: reused, not run: why);
-    where cells met complete runs made otherwise, one line saying how to go on."""
+    """Every cell of the grid with its status (ran, skipped (complete), not run: why),
+    where the results files are, and, where cells met complete runs made otherwise,
+    one line saying how to go on."""
     print("\nmodel        dataset              seed  test acc  epochs  s/epoch  status")
     for c in cells:
         r, acc, epochs, speed = c["result"], "", "", ""
@@ -278,6 +281,10 @@ def _reproduce_table(cells: list[dict], results_dir) -> None:
             speed = (f"{sum(x['seconds'] for x in h) / len(h):.1f}" if h else "")
         print(f"{c['model']:<12} {c['dataset']:<20} {c['seed']:>4}  {acc:>8}  "
               f"{epochs:>6}  {speed:>7}  {c['status'] or 'not run'}")
+    report = ("report" if str(results_dir) == str(user_results_dir())
+              else f"report --results {results_dir}")
+    print(f"results files in {results_dir}/ (`{report}` shows them beside the "
+          "course's runs)", flush=True)
     conflicts = sum(c["status"] == CONFLICT_STATUS for c in cells)
     if conflicts:
         print(f"{conflicts} of {len(cells)} cells were not run: "
@@ -300,8 +307,12 @@ def parser() -> argparse.ArgumentParser:
                                 description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--results", default=str(RESULTS_DIR),
-                        help="folder of the results files (default: results/)")
+    common.add_argument(
+        "--results", default=str(user_results_dir()),
+        help=f"folder of your results files (default: ${USER_RESULTS_ENV} if set, else "
+             f"{USER_RESULTS_FOLDER}/ in the current folder). The course's own runs in "
+             "the repository's results/ are read-only references that report shows "
+             "beside yours; maintainers regenerate them with --results results")
     common.add_argument("--checkpoints", default=str(CHECKPOINTS),
                         help="folder of the checkpoints of unfinished runs (default: "
                              "checkpoints/)")

@@ -37,8 +37,8 @@ from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
 from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
                                 portable_path, portable_value, write_json_atomic)
-from lamalib.experiments.results import (RESULTS_DIR, ResultsConflict, is_complete,
-                                         run_lock)
+from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
+                                         user_results_dir)
 from lamalib.experiments.spec import RunSpec
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
@@ -338,11 +338,14 @@ def _print_epoch(epoch, history, model) -> None:
           flush=True)
 
 
-def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None = None,
-        checkpoints: Path = CHECKPOINTS, force: bool = False,
-        save_to: Path | None = None) -> dict:
+def run(spec: RunSpec, results_dir: Path | None = None,
+        argv: list[str] | None = None, checkpoints: Path = CHECKPOINTS,
+        force: bool = False, save_to: Path | None = None) -> dict:
     """Train and test ``spec``; write and return its results dict.
 
+    ``results_dir``: where the results file goes (default: your own folder,
+    ``$LAMALIB_RESULTS`` or ``lamalib-results/``; the course's ``results/`` only when
+    named).
     A complete results file is returned as it is unless ``force``; an interrupted run
     resumes from its checkpoint (``checkpoints/<experiment>/<run>``). ``LAMALIB_SEED``
     shifts the run's seed once, here: the results file is named and recorded by the
@@ -354,6 +357,7 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
     if not isinstance(spec.seed, int):
         raise TypeError(f"a run's seed is a whole number, not {spec.seed!r}")
     spec = replace(spec, seed=runtime.seed(spec.seed))
+    results_dir = user_results_dir() if results_dir is None else results_dir
     with runtime.exact_seeds():
         return _run(spec, results_dir, argv, checkpoints, force, save_to)
 

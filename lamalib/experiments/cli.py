@@ -137,25 +137,72 @@ def _cell(text: str) -> str:
     return " ".join(text.split())  # one TSV cell: no tab or line break inside
 
 
+def _lines(args) -> list[tuple[int, str]]:
+    """The non-empty lines of ``--file`` (``-``: stdin), each with its line number."""
+    if not args.file:
+        return []
+    path = Path(args.file)
+    if args.file != "-" and not path.is_file():
+        raise UsageError(f"--file {args.file}: no such file (give one text per line)")
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        data = path.read_bytes()
+        try:
+            text = data.decode(args.encoding)
+        except UnicodeDecodeError as error:
+            line = data[:error.start].count(b"\n") + 1
+            bad = data[error.start:error.end]
+            raise UsageError(f"--file {args.file}, line {line}: the bytes {bad!r} are "
+                             f"not valid {args.encoding}; pass --encoding with the "
+                             "file's encoding, e.g. --encoding latin-1") from None
+        except LookupError:
+            raise UsageError(f"--encoding {args.encoding}: not an encoding Python "
+                             "knows, e.g. utf-8 or cp1252") from None
+    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
 def _texts(args) -> list[str]:
-    texts = list(args.texts)
-    if args.file:
-        path = Path(args.file)
-        if args.file != "-" and not path.is_file():
-            raise ValueError(f"{args.file}: no such file (give one text per line)")
-        lines = (sys.stdin.read() if args.file == "-"
-                 else path.read_text(encoding="utf-8")).splitlines()
-        texts += [line for line in lines if line.strip()]
+    texts = list(args.texts) + [line for _, line in _lines(args)]
     if not texts:
         raise ValueError("give texts to classify: predict --model DIR \"TEXT\" ... "
                          "or --file FILE (one text per line)")
     return texts
 
 
+def _pairs(args) -> list[tuple[str, str]]:
+    """A pair model's input: TEXT arguments two by two (premise, hypothesis), and each
+    line of ``--file`` as ``premise<TAB>hypothesis``."""
+    if len(args.texts) % 2:
+        raise UsageError(f"{len(args.texts)} TEXT arguments: this sentence-pair model "
+                         "takes them two by two, premise then hypothesis: predict "
+                         "--model DIR \"PREMISE\" \"HYPOTHESIS\" ...")
+    pairs = list(zip(args.texts[::2], args.texts[1::2]))
+    for n, line in _lines(args):
+        cells = line.split("\t")
+        if len(cells) != 2:
+            raise UsageError(f"--file {args.file}, line {n}: {len(cells)} tab-separated "
+                             "fields; a sentence-pair model reads one pair per line, "
+                             "premise<TAB>hypothesis")
+        pairs.append((cells[0], cells[1]))
+    if not pairs:
+        raise ValueError("give pairs to classify: predict --model DIR \"PREMISE\" "
+                         "\"HYPOTHESIS\" ... or --file FILE (premise<TAB>hypothesis "
+                         "per line)")
+    return pairs
+
+
 def cmd_predict(args, argv) -> None:
     from lamalib.models.saved import load_model
 
-    saved, texts = load_model(args.model), _texts(args)
+    saved = load_model(args.model)
+    if saved.pairs:
+        pairs = _pairs(args)
+        print("premise\thypothesis\tlabel\tprobability")
+        for (first, second), p in zip(pairs, saved.predict(pairs)):
+            print(f"{_cell(first)}\t{_cell(second)}\t{p.label}\t{p.probability:.4f}")
+        return
+    texts = _texts(args)
     print("text\tlabel\tprobability")
     for text, p in zip(texts, saved.predict(texts)):
         print(f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
@@ -167,15 +214,19 @@ def cmd_attention(args, argv) -> None:
     saved = load_model(args.model)
     att = saved.attention(args.text)
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
+    name = saved.name
+    if saved.pairs:
+        name = (f"the sentence encoder ({saved.config['options'].get('encoder')}) of "
+                "the pair model")
     if att.kind == "pooling":
-        print(f"# {saved.name}: each head's weight on each token, and their mean")
+        print(f"# {name}: each head's weight on each token, and their mean")
         heads = [f"head{h + 1}" for h in range(w.shape[0])]
         print("\t".join(["token", "mean", *heads]))
         for t, token in enumerate(att.tokens):
             cells = [w[:, t].mean(), *w[:, t]]
             print("\t".join([token, *(f"{float(c):.4f}" for c in cells)]))
     else:
-        print(f"# {saved.name}: the attention each token receives, the mean over "
+        print(f"# {name}: the attention each token receives, the mean over "
               f"{w.shape[0]} layers, {w.shape[1]} heads and every query token")
         received = w.mean(dim=(0, 1, 2))  # (T,)
         print("token\tmean")
@@ -189,15 +240,21 @@ def add_model_commands(sub) -> None:
                                        "label, probability)")
     p.add_argument("--model", required=True, metavar="DIR",
                    help="a folder written by run --save-model")
-    p.add_argument("texts", nargs="*", metavar="TEXT", help="texts to classify")
+    p.add_argument("texts", nargs="*", metavar="TEXT",
+                   help="texts to classify; for a sentence-pair model (e.g. saved from "
+                        "a run on snli), two by two: premise, hypothesis, ...")
     p.add_argument("--file", metavar="FILE",
-                   help="also classify each non-empty line of FILE (- for stdin)")
+                   help="also classify each non-empty line of FILE (- for stdin); for "
+                        "a sentence-pair model, premise<TAB>hypothesis per line")
+    p.add_argument("--encoding", default="utf-8",
+                   help="the encoding of --file (default utf-8), e.g. latin-1")
     p.set_defaults(func=cmd_predict)
     a = sub.add_parser("attention", help="a saved model's attention over one text's "
                                          "tokens")
     a.add_argument("--model", required=True, metavar="DIR",
                    help="a folder written by run --save-model")
-    a.add_argument("text", help="the text")
+    a.add_argument("text", help="the text (for a sentence-pair model: one sentence, "
+                                "read by the shared sentence encoder)")
     a.set_defaults(func=cmd_attention)
 
 

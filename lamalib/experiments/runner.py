@@ -362,20 +362,17 @@ def run(spec: RunSpec, results_dir: Path | None = None,
         return _run(spec, results_dir, argv, checkpoints, force, save_to)
 
 
-def _check_saveable(spec: RunSpec, train, vocab) -> None:
-    """Refuse, before any training, a ``save_to`` that could not be kept."""
-    if isinstance(train, PairDataset):
-        raise ValueError("--save-model keeps a classifier of single texts; a "
-                         "sentence-pair model cannot be saved yet")
-    if not isinstance(vocab, Vocab):
-        raise ValueError("--save-model keeps our Vocab; a pretrained BERT's WordPiece "
-                         "vocabulary cannot be saved yet (use "
-                         "--set pretrained_name=null for a BERT on our Vocab)")
-
-
 def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
-    save_model(model, vocab, train.label_names, save_to, name=spec.model,
-               options=spec.model_options, max_len=spec.max_len)
+    """Keep the run's model: a sentence-pair run's whole pair classifier (its encoder
+    named by the run), a pretrained BERT with its WordPiece tokenizer's files."""
+    if isinstance(train, PairDataset):
+        name = "pair"
+        options = {"encoder": spec.model, "encoder_options": spec.model_options,
+                   **pair_head_options()}
+    else:
+        name, options = spec.model, spec.model_options
+    save_model(model, vocab, train.label_names, save_to, name=name, options=options,
+               max_len=spec.max_len)
     print(f"model saved to {save_to}", flush=True)
 
 
@@ -403,8 +400,6 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         commit, clock = git_commit(), time.perf_counter()  # the code this run uses
         train, valid, test = load_data(spec)
         vocab = model_vocab(spec, train)
-        if save_to is not None:
-            _check_saveable(spec, train, vocab)
         options = dict(spec.model_options)
         seed_everything(spec.seed)
         vectors_info = None

@@ -15,7 +15,7 @@ from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
                                          option_types, parse_value, with_text_sep)
-from lamalib.provenance import portable_path
+from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
                                          ResultsConflict, user_results_dir)
@@ -345,7 +345,7 @@ def _reproduce_table(cells: list[dict], results_dir) -> None:
     conflicts = sum(c["status"] == CONFLICT_STATUS for c in cells)
     if conflicts:
         print(f"{conflicts} of {len(cells)} cells were not run: "
-              f"{portable_path(results_dir)} holds complete runs made with other "
+              f"{shown_path(results_dir)} holds complete runs made with other "
               "settings (kept). To go on, add --results DIR to keep your runs apart "
               "(a new folder), or --force to replace those files.", flush=True)
 

@@ -36,7 +36,7 @@ from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
 from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
-                                portable_path, portable_value, write_json_atomic)
+                                portable_value, shown_path, write_json_atomic)
 from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
                                          user_results_dir)
 from lamalib.experiments.spec import RunSpec
@@ -381,18 +381,18 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
     out = Path(results_dir) / spec.result_name()
     if out.exists() and is_complete(out) and not force and save_to is not None:
         raise ValueError(
-            f"{portable_path(out)} is complete, so this run trains nothing to save "
+            f"{shown_path(out)} is complete, so this run trains nothing to save "
             "to --save-model: pass --force to train it again, or --results DIR")
     if out.exists() and is_complete(out) and not force:
         stored = json.loads(out.read_text())
         differences = stored_differences(stored, spec)
         if differences:
             raise ResultsConflict(
-                f"{portable_path(out)} holds a complete run made with other settings "
+                f"{shown_path(out)} holds a complete run made with other settings "
                 "or data (" + "; ".join(differences) + "): it was kept and this run "
                 "was not made. Pass --force to run again and replace it, or --results "
                 "DIR to keep both.")
-        print(f"{portable_path(out)} is complete: skipped")
+        print(f"{shown_path(out)} is complete: skipped")
         return stored
     main = not distributed.launched() or int(os.environ.get("RANK", "0")) == 0
     with run_lock(out) if main else nullcontext():
@@ -460,7 +460,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
             if save_to is not None:  # fit restored the best epoch's weights
                 _save_run_model(spec, model, vocab, train, Path(save_to))
-            print(f"test accuracy {scores['accuracy']:.4f} -> {portable_path(out)}",
+            print(f"test accuracy {scores['accuracy']:.4f} -> {shown_path(out)}",
                   flush=True)
     return result
 

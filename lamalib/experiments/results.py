@@ -65,6 +65,7 @@ def run_lock(results_file: Path):
     """Hold ``<file>.lock`` while a run makes ``results_file``; a second run on the same
     file is refused (a lock left by a dead process is taken over)."""
     lock = Path(str(results_file) + ".lock")
+    made = not lock.parent.exists()  # removed again if the run leaves it empty
     lock.parent.mkdir(parents=True, exist_ok=True)
     if not os.access(lock.parent, os.W_OK):
         raise PermissionError(f"results directory {lock.parent} is not writable; "
@@ -93,6 +94,8 @@ def run_lock(results_file: Path):
         yield
     finally:
         lock.unlink(missing_ok=True)
+        if made and not any(lock.parent.iterdir()):  # a run that failed at once
+            lock.parent.rmdir()
 
 
 class ResultsConflict(ValueError):

@@ -174,7 +174,8 @@ def _pairs(args) -> list[tuple[str, str]]:
     """A pair model's input: TEXT arguments two by two (premise, hypothesis), and each
     line of ``--file`` as ``premise<TAB>hypothesis``."""
     if len(args.texts) % 2:
-        raise UsageError(f"{len(args.texts)} TEXT arguments: this sentence-pair model "
+        n = len(args.texts)
+        raise UsageError(f"{n} TEXT argument{'s' * (n != 1)}: this sentence-pair model "
                          "takes them two by two, premise then hypothesis: predict "
                          "--model DIR \"PREMISE\" \"HYPOTHESIS\" ...")
     pairs = list(zip(args.texts[::2], args.texts[1::2]))

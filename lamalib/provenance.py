@@ -117,6 +117,14 @@ def portable_path(path: str | os.PathLike) -> str:
     return Path(os.path.normpath(full)).name or text
 
 
+def shown_path(path: str | os.PathLike) -> str:
+    """How a message names ``path``: as given when it is relative (the words the user
+    or a default used, e.g. ``lamalib-results/run__avg__x__s0.json``), else as
+    :func:`portable_path` names it (no folder of this machine on a page)."""
+    text = os.fspath(path)
+    return text if not Path(text).expanduser().is_absolute() else portable_path(text)
+
+
 def portable_value(value):
     """``value`` with every string that :func:`looks_like_path` replaced by its
     :func:`portable_path` (in dicts and lists too); anything else as it is."""

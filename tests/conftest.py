@@ -17,8 +17,10 @@ def one_thread():
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path, monkeypatch):
     """Every test writes its caches and downloads (``$LAMALIB_CACHE``) into a folder of
-    its own, never into the checkout's ``data/``."""
+    its own, never into the checkout's ``data/``, and its results files by default
+    (``$LAMALIB_RESULTS``) into another, never into the current folder."""
     monkeypatch.setenv("LAMALIB_CACHE", str(tmp_path / "lamalib-cache"))
+    monkeypatch.setenv("LAMALIB_RESULTS", str(tmp_path / "lamalib-results"))
 
 
 @pytest.fixture

@@ -256,3 +256,33 @@ def test_a_bad_lamalib_seed_is_one_line_before_anything_runs(tmp_path, files):
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("error: LAMALIB_SEED='x' is not a seed")
     assert not (tmp_path / "r").exists()  # nothing was run or written
+
+
+def test_a_file_option_in_a_library_message_is_named_as_the_command_takes_it(
+        tmp_path, monkeypatch):
+    """One line: the library's ``encoding='latin-1'`` becomes ``--set
+    encoding=latin-1``; a failed first run leaves no empty results folder behind."""
+    train = tmp_path / "train.tsv"
+    train.write_bytes("neg\tdull film\npos\tcafé film\n".encode("latin-1"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("LAMALIB_RESULTS")
+    done = subprocess.run([sys.executable, "-m", "lamalib.experiments", "run",
+                           "--model", "avg", "--train", "train.tsv", "--test",
+                           "train.tsv", "--set", "header=false"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: train.tsv, line 2: the bytes b'\\xe9' are "
+                                  "not valid utf-8")
+    assert "--set encoding=latin-1" in done.stderr and "encoding='" not in done.stderr
+    assert not (tmp_path / "lamalib-results").exists()
+
+
+def test_in_command_words():
+    from lamalib.experiments.cli import FILE_KEYS
+    from lamalib.experiments.options import in_command_words
+
+    assert in_command_words("use format='csv' for delimiter=';'; pass header=True, "
+                            "text_col= and label_col=; text_col=[] names none",
+                            FILE_KEYS) == (
+        "use --set format=csv for --set delimiter=';'; pass --set header=true, "
+        "--set text_col=... and --set label_col=...; text_col=[] names none")

@@ -9,7 +9,7 @@ from lamalib import runtime
 from lamalib.data.fetch import DownloadError
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.experiments.cli import FILE_KEYS, main
-from lamalib.experiments.options import UsageError
+from lamalib.experiments.options import UsageError, in_command_words
 from lamalib.experiments.results import ResultsConflict, RunLocked
 
 # a warning is one line on stderr, as an error is
@@ -38,10 +38,10 @@ except RunLocked as error:
     sys.exit(2)
 except (ValueError, KeyError, TypeError, PermissionError, DownloadError,
         PretrainedUnavailable) as error:
-    print(f"error: {error}", file=sys.stderr)
+    message = str(error)
     if ("--train" in sys.argv and isinstance(error, ValueError)
             and not isinstance(error, ResultsConflict)):
-        # the library's messages name keyword arguments; say how the command takes them
-        print("(on the command line, file options go through --set: "
-              + ", ".join(f"--set {k}=..." for k in FILE_KEYS) + ")", file=sys.stderr)
+        # the library's messages name keyword arguments; say them as the command does
+        message = in_command_words(message, FILE_KEYS)
+    print(f"error: {message}", file=sys.stderr)
     sys.exit(2)

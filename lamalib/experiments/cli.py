@@ -15,9 +15,10 @@ from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
                                          option_types, parse_value, with_text_sep)
-from lamalib.provenance import portable_path
+from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
-from lamalib.experiments.results import RESULTS_DIR, ResultsConflict
+from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
+                                         ResultsConflict, user_results_dir)
 from lamalib.experiments.runner import CHECKPOINTS, run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
@@ -136,25 +137,73 @@ def _cell(text: str) -> str:
     return " ".join(text.split())  # one TSV cell: no tab or line break inside
 
 
+def _lines(args) -> list[tuple[int, str]]:
+    """The non-empty lines of ``--file`` (``-``: stdin), each with its line number."""
+    if not args.file:
+        return []
+    path = Path(args.file)
+    if args.file != "-" and not path.is_file():
+        raise UsageError(f"--file {args.file}: no such file (give one text per line)")
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        data = path.read_bytes()
+        try:
+            text = data.decode(args.encoding)
+        except UnicodeDecodeError as error:
+            line = data[:error.start].count(b"\n") + 1
+            bad = data[error.start:error.end]
+            raise UsageError(f"--file {args.file}, line {line}: the bytes {bad!r} are "
+                             f"not valid {args.encoding}; pass --encoding with the "
+                             "file's encoding, e.g. --encoding latin-1") from None
+        except LookupError:
+            raise UsageError(f"--encoding {args.encoding}: not an encoding Python "
+                             "knows, e.g. utf-8 or cp1252") from None
+    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
 def _texts(args) -> list[str]:
-    texts = list(args.texts)
-    if args.file:
-        path = Path(args.file)
-        if args.file != "-" and not path.is_file():
-            raise ValueError(f"{args.file}: no such file (give one text per line)")
-        lines = (sys.stdin.read() if args.file == "-"
-                 else path.read_text(encoding="utf-8")).splitlines()
-        texts += [line for line in lines if line.strip()]
+    texts = list(args.texts) + [line for _, line in _lines(args)]
     if not texts:
         raise ValueError("give texts to classify: predict --model DIR \"TEXT\" ... "
                          "or --file FILE (one text per line)")
     return texts
 
 
+def _pairs(args) -> list[tuple[str, str]]:
+    """A pair model's input: TEXT arguments two by two (premise, hypothesis), and each
+    line of ``--file`` as ``premise<TAB>hypothesis``."""
+    if len(args.texts) % 2:
+        n = len(args.texts)
+        raise UsageError(f"{n} TEXT argument{'s' * (n != 1)}: this sentence-pair model "
+                         "takes them two by two, premise then hypothesis: predict "
+                         "--model DIR \"PREMISE\" \"HYPOTHESIS\" ...")
+    pairs = list(zip(args.texts[::2], args.texts[1::2]))
+    for n, line in _lines(args):
+        cells = line.split("\t")
+        if len(cells) != 2:
+            raise UsageError(f"--file {args.file}, line {n}: {len(cells)} tab-separated "
+                             "fields; a sentence-pair model reads one pair per line, "
+                             "premise<TAB>hypothesis")
+        pairs.append((cells[0], cells[1]))
+    if not pairs:
+        raise ValueError("give pairs to classify: predict --model DIR \"PREMISE\" "
+                         "\"HYPOTHESIS\" ... or --file FILE (premise<TAB>hypothesis "
+                         "per line)")
+    return pairs
+
+
 def cmd_predict(args, argv) -> None:
     from lamalib.models.saved import load_model
 
-    saved, texts = load_model(args.model), _texts(args)
+    saved = load_model(args.model)
+    if saved.pairs:
+        pairs = _pairs(args)
+        print("premise\thypothesis\tlabel\tprobability")
+        for (first, second), p in zip(pairs, saved.predict(pairs)):
+            print(f"{_cell(first)}\t{_cell(second)}\t{p.label}\t{p.probability:.4f}")
+        return
+    texts = _texts(args)
     print("text\tlabel\tprobability")
     for text, p in zip(texts, saved.predict(texts)):
         print(f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
@@ -166,15 +215,19 @@ def cmd_attention(args, argv) -> None:
     saved = load_model(args.model)
     att = saved.attention(args.text)
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
+    name = saved.name
+    if saved.pairs:
+        name = (f"the sentence encoder ({saved.config['options'].get('encoder')}) of "
+                "the pair model")
     if att.kind == "pooling":
-        print(f"# {saved.name}: each head's weight on each token, and their mean")
+        print(f"# {name}: each head's weight on each token, and their mean")
         heads = [f"head{h + 1}" for h in range(w.shape[0])]
         print("\t".join(["token", "mean", *heads]))
         for t, token in enumerate(att.tokens):
             cells = [w[:, t].mean(), *w[:, t]]
             print("\t".join([token, *(f"{float(c):.4f}" for c in cells)]))
     else:
-        print(f"# {saved.name}: the attention each token receives, the mean over "
+        print(f"# {name}: the attention each token receives, the mean over "
               f"{w.shape[0]} layers, {w.shape[1]} heads and every query token")
         received = w.mean(dim=(0, 1, 2))  # (T,)
         print("token\tmean")
@@ -188,15 +241,21 @@ def add_model_commands(sub) -> None:
                                        "label, probability)")
     p.add_argument("--model", required=True, metavar="DIR",
                    help="a folder written by run --save-model")
-    p.add_argument("texts", nargs="*", metavar="TEXT", help="texts to classify")
+    p.add_argument("texts", nargs="*", metavar="TEXT",
+                   help="texts to classify; for a sentence-pair model (e.g. saved from "
+                        "a run on snli), two by two: premise, hypothesis, ...")
     p.add_argument("--file", metavar="FILE",
-                   help="also classify each non-empty line of FILE (- for stdin)")
+                   help="also classify each non-empty line of FILE (- for stdin); for "
+                        "a sentence-pair model, premise<TAB>hypothesis per line")
+    p.add_argument("--encoding", default="utf-8",
+                   help="the encoding of --file (default utf-8), e.g. latin-1")
     p.set_defaults(func=cmd_predict)
     a = sub.add_parser("attention", help="a saved model's attention over one text's "
                                          "tokens")
     a.add_argument("--model", required=True, metavar="DIR",
                    help="a folder written by run --save-model")
-    a.add_argument("text", help="the text")
+    a.add_argument("text", help="the text (for a sentence-pair model: one sentence, "
+                                "read by the shared sentence encoder)")
     a.set_defaults(func=cmd_attention)
 
 
@@ -229,7 +288,7 @@ def cmd_reproduce(args, argv) -> None:
                     try:
                         cell["result"] = run(spec, Path(args.results), argv,
                                              Path(args.checkpoints), force=force)
-                        cell["status"] = "complete: reused" if reused else "ran"
+                        cell["status"] = SKIPPED_STATUS if reused else "ran"
                     except PretrainedUnavailable as error:  # offline: the rest runs
                         print(f"{model} on {dataset}: not run. {error}", flush=True)
                         for s in range(seed, args.seeds):
@@ -248,6 +307,7 @@ def cmd_reproduce(args, argv) -> None:
 
 
 CONFLICT_STATUS = "not run: other settings in the results file"
+SKIPPED_STATUS = "skipped (complete)"
 
 
 def _complete_before(spec: RunSpec, results_dir: Path) -> bool:
@@ -266,8 +326,9 @@ def _complete_before(spec: RunSpec, results_dir: Path) -> bool:
 
 
 def _reproduce_table(cells: list[dict], results_dir) -> None:
-    """Every cell of the grid with its status (ran, complete: reused, not run: why);
-    where cells met complete runs made otherwise, one line saying how to go on."""
+    """Every cell of the grid with its status (ran, skipped (complete), not run: why),
+    where the results files are, and, where cells met complete runs made otherwise,
+    one line saying how to go on."""
     print("\nmodel        dataset              seed  test acc  epochs  s/epoch  status")
     for c in cells:
         r, acc, epochs, speed = c["result"], "", "", ""
@@ -278,10 +339,14 @@ def _reproduce_table(cells: list[dict], results_dir) -> None:
             speed = (f"{sum(x['seconds'] for x in h) / len(h):.1f}" if h else "")
         print(f"{c['model']:<12} {c['dataset']:<20} {c['seed']:>4}  {acc:>8}  "
               f"{epochs:>6}  {speed:>7}  {c['status'] or 'not run'}")
+    report = ("report" if str(results_dir) == str(user_results_dir())
+              else f"report --results {results_dir}")
+    print(f"results files in {results_dir}/ (`{report}` shows them beside the "
+          "course's runs)", flush=True)
     conflicts = sum(c["status"] == CONFLICT_STATUS for c in cells)
     if conflicts:
         print(f"{conflicts} of {len(cells)} cells were not run: "
-              f"{portable_path(results_dir)} holds complete runs made with other "
+              f"{shown_path(results_dir)} holds complete runs made with other "
               "settings (kept). To go on, add --results DIR to keep your runs apart "
               "(a new folder), or --force to replace those files.", flush=True)
 
@@ -300,8 +365,12 @@ def parser() -> argparse.ArgumentParser:
                                 description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--results", default=str(RESULTS_DIR),
-                        help="folder of the results files (default: results/)")
+    common.add_argument(
+        "--results", default=str(user_results_dir()),
+        help=f"folder of your results files (default: ${USER_RESULTS_ENV} if set, else "
+             f"{USER_RESULTS_FOLDER}/ in the current folder). The course's own runs in "
+             "the repository's results/ are read-only references that report shows "
+             "beside yours; maintainers regenerate them with --results results")
     common.add_argument("--checkpoints", default=str(CHECKPOINTS),
                         help="folder of the checkpoints of unfinished runs (default: "
                              "checkpoints/)")

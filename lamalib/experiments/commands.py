@@ -9,14 +9,14 @@ from pathlib import Path
 
 from lamalib.experiments.options import UsageError
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
-from lamalib.experiments.results import load_published, results_table
+from lamalib.experiments.results import (course_results_dir, is_course_dir,
+                                         load_published, results_table)
 from lamalib.experiments.spec import RunSpec, check_name
-from lamalib.provenance import portable_path
 from lamalib.train import TrainConfig
 
 WIDTH = 100  # the report's and the model listing's lines fit this many columns
 # report: the columns kept when the full table is too wide, in this order
-ESSENTIAL = ["model", "dataset", "recipe", "seeds", "ours", "paper"]
+ESSENTIAL = ["model", "dataset", "recipe", "runs", "accuracy", "seeds", "paper"]
 DROPPED_FIRST = ["paper_source", "device", "profile", "experiment", "sec_per_epoch",
                  "epochs"]
 
@@ -96,17 +96,51 @@ def _fit(table, width: int):
     return table
 
 
+def report_table(folder: Path, paper: str | None, grid, with_course: bool = True):
+    """``results_table`` of your runs in ``folder`` and of the course's committed runs,
+    one row per group of runs, its ``runs`` column saying whose (``yours``,
+    ``course``); the course's row comes first. A cell of ``grid`` that neither has
+    run is one row "not run"."""
+    import pandas as pd
+
+    published = load_published(None)
+    own = results_table(folder, paper, grid, published=published)
+    course_dir = course_results_dir() if with_course else None
+    if is_course_dir(folder):  # a maintainer's --results results: the course's runs
+        own, course_dir = own.assign(runs="course"), None
+    else:
+        own = own.assign(runs="yours")
+    if course_dir is not None:
+        course = results_table(course_dir, paper, published=published)
+        if not course.empty and not own.empty:  # "not run" only where neither ran
+            ran = set(zip(course["model"], course["dataset"]))
+            done = [k in ran for k in zip(own["model"], own["dataset"])]
+            own = own[~((own["ours"] == "not run").to_numpy() & done)]
+        frames = [t for t in (course.assign(runs="course"), own) if not t.empty]
+        own = pd.concat(frames, ignore_index=True) if frames else own
+    if own.empty:
+        return own
+    own.loc[own["ours"] == "not run", "runs"] = "—"  # no one's
+    keys = [c for c in ("experiment", "model", "dataset", "recipe") if c in own]
+    own = own.sort_values(keys, kind="stable").reset_index(drop=True)
+    columns = list(own.columns)
+    columns.remove("runs")
+    columns.insert(columns.index("ours"), "runs")
+    return own[columns].rename(columns={"ours": "accuracy"})
+
+
 def cmd_report(args, argv) -> None:
-    """``report``: every result beside the paper's figure, in lines of at most 100
-    columns (``--wide``: every column). The published figures are the package's."""
+    """``report``: your results and the course's, each beside the paper's figure, in
+    lines of at most 100 columns (``--wide``: every column). The published figures
+    are the package's."""
     grid = None
     if args.paper:
         paper = PAPERS[args.paper]
         grid = [(m, d) for d in paper.datasets for m in paper.models]
-    table = results_table(Path(args.results), args.paper, grid,
-                          published=load_published(None))
+    table = report_table(Path(args.results), args.paper, grid,
+                         with_course=not args.no_course)
     if table.empty:
-        print(f"no results in {portable_path(args.results)}")
+        print(f"no results in {args.results}")
         return
     if "recipe" in table:
         table["recipe"] = table["recipe"].replace("", "—")
@@ -122,9 +156,13 @@ def cmd_report(args, argv) -> None:
 
 def add_report_command(sub, common) -> None:
     t = sub.add_parser("report", parents=[common],
-                       help="every result, mean ± std over seeds, beside the paper")
+                       help="your results and the course's, mean ± std over seeds, "
+                            "beside the paper")
     t.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's grid")
     t.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    t.add_argument("--no-course", action="store_true",
+                   help="leave out the course's own runs (the rows whose runs column "
+                        "says course: results/ of the repository)")
     t.add_argument("--wide", action="store_true",
                    help="every column (profile, device, epochs, seconds per epoch, "
                         "the figure's source), however wide")
@@ -165,4 +203,4 @@ def add_models_command(sub) -> None:
 
 
 __all__ = ["add_models_command", "add_report_command", "cmd_report", "recipe_fields",
-           "recipes_epilog", "run_name_fields"]
+           "recipes_epilog", "report_table", "run_name_fields"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,3 +261,24 @@ def with_text_sep(fields: dict) -> dict:
     if isinstance(options.get("text_col"), list) and "text_sep" not in options:
         fields["file_options"] = {**options, "text_sep": TEXT_SEP}
     return fields
+
+
+def in_command_words(message: str, keys: list[str]) -> str:
+    """A library message's keyword arguments as the command takes them:
+    ``encoding='latin-1'`` -> ``--set encoding=latin-1``, ``header=True`` -> ``--set
+    header=true`` (only for ``keys``; ``text_col=[]`` stays as it is)."""
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, keys))
+                         + r")=(?!\[)(?:'([^']*)'|(\w+))?")
+
+    def words(m: re.Match) -> str:
+        value = m[2] if m[2] is not None else m[3]
+        if value is None:
+            return f"--set {m[1]}=..."
+        if value in ("True", "False"):
+            value = value.lower()
+        if not re.fullmatch(r"[\w.-]+", value):
+            value = f"'{value}'"  # as a shell needs it, e.g. --set delimiter=';'
+        return f"--set {m[1]}={value}"
+
+    return pattern.sub(words, message)
+

@@ -13,7 +13,13 @@ from pathlib import Path
 from lamalib.provenance import portable_path
 
 
+# The course's own runs, committed with the repository: the book reads them, and a
+# user's command never writes there unless told to (``--results results``).
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "results"
+# Where a user's runs go by default: $LAMALIB_RESULTS, else this folder of the current
+# directory (as lightning_logs/ or mlruns/), so a run on a fresh clone never meets the
+# course's files, and an installed package never writes into site-packages.
+USER_RESULTS_ENV, USER_RESULTS_FOLDER = "LAMALIB_RESULTS", "lamalib-results"
 PUBLISHED = "published.json"
 # The papers' figures as the package ships them (a copy of results/published.json,
 # kept equal by a test): the report reads them under any --results DIR and from an
@@ -31,6 +37,25 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def user_results_dir() -> Path:
+    """The folder a user's ``run``, ``reproduce`` and ``vectors`` write to by default:
+    ``$LAMALIB_RESULTS``, else ``lamalib-results/`` in the current directory."""
+    folder = os.environ.get(USER_RESULTS_ENV, "").strip()
+    return Path(folder).expanduser() if folder else Path(USER_RESULTS_FOLDER)
+
+
+def course_results_dir() -> Path | None:
+    """The course's committed runs (``results/`` of a checkout), None where there are
+    none (an installed package)."""
+    return RESULTS_DIR if RESULTS_DIR.is_dir() else None
+
+
+def is_course_dir(folder: str | Path) -> bool:
+    """Whether ``folder`` is the course's ``results/`` (a maintainer's --results)."""
+    course = course_results_dir()
+    return course is not None and Path(folder).resolve() == course.resolve()
+
+
 class RunLocked(RuntimeError):
     """Another live process is making the same results file."""
 
@@ -40,6 +65,7 @@ def run_lock(results_file: Path):
     """Hold ``<file>.lock`` while a run makes ``results_file``; a second run on the same
     file is refused (a lock left by a dead process is taken over)."""
     lock = Path(str(results_file) + ".lock")
+    made = not lock.parent.exists()  # removed again if the run leaves it empty
     lock.parent.mkdir(parents=True, exist_ok=True)
     if not os.access(lock.parent, os.W_OK):
         raise PermissionError(f"results directory {lock.parent} is not writable; "
@@ -68,6 +94,8 @@ def run_lock(results_file: Path):
         yield
     finally:
         lock.unlink(missing_ok=True)
+        if made and not any(lock.parent.iterdir()):  # a run that failed at once
+            lock.parent.rmdir()
 
 
 class ResultsConflict(ValueError):

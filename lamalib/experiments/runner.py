@@ -36,9 +36,9 @@ from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
 from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
-                                portable_path, portable_value, write_json_atomic)
-from lamalib.experiments.results import (RESULTS_DIR, ResultsConflict, is_complete,
-                                         run_lock)
+                                portable_value, shown_path, write_json_atomic)
+from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
+                                         user_results_dir)
 from lamalib.experiments.spec import RunSpec
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
@@ -338,11 +338,14 @@ def _print_epoch(epoch, history, model) -> None:
           flush=True)
 
 
-def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None = None,
-        checkpoints: Path = CHECKPOINTS, force: bool = False,
-        save_to: Path | None = None) -> dict:
+def run(spec: RunSpec, results_dir: Path | None = None,
+        argv: list[str] | None = None, checkpoints: Path = CHECKPOINTS,
+        force: bool = False, save_to: Path | None = None) -> dict:
     """Train and test ``spec``; write and return its results dict.
 
+    ``results_dir``: where the results file goes (default: your own folder,
+    ``$LAMALIB_RESULTS`` or ``lamalib-results/``; the course's ``results/`` only when
+    named).
     A complete results file is returned as it is unless ``force``; an interrupted run
     resumes from its checkpoint (``checkpoints/<experiment>/<run>``). ``LAMALIB_SEED``
     shifts the run's seed once, here: the results file is named and recorded by the
@@ -354,24 +357,22 @@ def run(spec: RunSpec, results_dir: Path = RESULTS_DIR, argv: list[str] | None =
     if not isinstance(spec.seed, int):
         raise TypeError(f"a run's seed is a whole number, not {spec.seed!r}")
     spec = replace(spec, seed=runtime.seed(spec.seed))
+    results_dir = user_results_dir() if results_dir is None else results_dir
     with runtime.exact_seeds():
         return _run(spec, results_dir, argv, checkpoints, force, save_to)
 
 
-def _check_saveable(spec: RunSpec, train, vocab) -> None:
-    """Refuse, before any training, a ``save_to`` that could not be kept."""
-    if isinstance(train, PairDataset):
-        raise ValueError("--save-model keeps a classifier of single texts; a "
-                         "sentence-pair model cannot be saved yet")
-    if not isinstance(vocab, Vocab):
-        raise ValueError("--save-model keeps our Vocab; a pretrained BERT's WordPiece "
-                         "vocabulary cannot be saved yet (use "
-                         "--set pretrained_name=null for a BERT on our Vocab)")
-
-
 def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
-    save_model(model, vocab, train.label_names, save_to, name=spec.model,
-               options=spec.model_options, max_len=spec.max_len)
+    """Keep the run's model: a sentence-pair run's whole pair classifier (its encoder
+    named by the run), a pretrained BERT with its WordPiece tokenizer's files."""
+    if isinstance(train, PairDataset):
+        name = "pair"
+        options = {"encoder": spec.model, "encoder_options": spec.model_options,
+                   **pair_head_options()}
+    else:
+        name, options = spec.model, spec.model_options
+    save_model(model, vocab, train.label_names, save_to, name=name, options=options,
+               max_len=spec.max_len)
     print(f"model saved to {save_to}", flush=True)
 
 
@@ -380,18 +381,18 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
     out = Path(results_dir) / spec.result_name()
     if out.exists() and is_complete(out) and not force and save_to is not None:
         raise ValueError(
-            f"{portable_path(out)} is complete, so this run trains nothing to save "
+            f"{shown_path(out)} is complete, so this run trains nothing to save "
             "to --save-model: pass --force to train it again, or --results DIR")
     if out.exists() and is_complete(out) and not force:
         stored = json.loads(out.read_text())
         differences = stored_differences(stored, spec)
         if differences:
             raise ResultsConflict(
-                f"{portable_path(out)} holds a complete run made with other settings "
+                f"{shown_path(out)} holds a complete run made with other settings "
                 "or data (" + "; ".join(differences) + "): it was kept and this run "
                 "was not made. Pass --force to run again and replace it, or --results "
                 "DIR to keep both.")
-        print(f"{portable_path(out)} is complete: skipped")
+        print(f"{shown_path(out)} is complete: skipped")
         return stored
     main = not distributed.launched() or int(os.environ.get("RANK", "0")) == 0
     with run_lock(out) if main else nullcontext():
@@ -399,8 +400,6 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         commit, clock = git_commit(), time.perf_counter()  # the code this run uses
         train, valid, test = load_data(spec)
         vocab = model_vocab(spec, train)
-        if save_to is not None:
-            _check_saveable(spec, train, vocab)
         options = dict(spec.model_options)
         seed_everything(spec.seed)
         vectors_info = None
@@ -461,7 +460,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
             if save_to is not None:  # fit restored the best epoch's weights
                 _save_run_model(spec, model, vocab, train, Path(save_to))
-            print(f"test accuracy {scores['accuracy']:.4f} -> {portable_path(out)}",
+            print(f"test accuracy {scores['accuracy']:.4f} -> {shown_path(out)}",
                   flush=True)
     return result
 

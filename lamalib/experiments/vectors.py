@@ -17,7 +17,7 @@ from lamalib.embeddings import (Word2VecConfig, evaluate_vectors, gensim_word2ve
                                 save_vectors, train_word2vec)
 from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
 from lamalib.runtime import profile
-from lamalib.experiments.results import RESULTS_DIR, run_lock
+from lamalib.experiments.results import run_lock, user_results_dir
 from lamalib.provenance import write_json_atomic
 
 # Words whose neighbours the chapter prints: frequent in reviews and in news.
@@ -50,7 +50,7 @@ def neighbours(kv, words=PROBES, k: int = 8) -> dict[str, list[list]]:
 
 def run_vectors(corpus: str, impl: str = "gensim", arch: str = "skipgram",
                 config: Word2VecConfig | None = None,
-                results_dir: Path = RESULTS_DIR, argv: list[str] | None = None,
+                results_dir: Path | None = None, argv: list[str] | None = None,
                 save: str | Path | None = None) -> dict:
     """Train ``impl`` ("gensim" or "lamalib") word2vec with ``arch`` on ``corpus``;
     write ``word2vec__<impl>_<arch>__<corpus>.json`` with the benchmarks' scores, and
@@ -60,6 +60,7 @@ def run_vectors(corpus: str, impl: str = "gensim", arch: str = "skipgram",
         raise ValueError("impl must be gensim or lamalib, arch skipgram or cbow")
     config = config or Word2VecConfig()
     config.sg = arch == "skipgram"
+    results_dir = user_results_dir() if results_dir is None else results_dir
     out = Path(results_dir) / f"word2vec__{impl}_{arch}__{corpus}.json"
     with run_lock(out):
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -7,7 +7,14 @@
   lamalib version that wrote it;
 - ``weights.pt``: the model's plain ``state_dict`` (tensors only; read back with
   ``torch.load(..., weights_only=True)``, so loading never runs pickled code);
-- ``vocab.txt``: the vocabulary, one token per line in id order.
+- ``vocab.txt``: the vocabulary, one token per line in id order; or, for a BERT that
+  reads WordPiece ids (a pretrained one, ``lamalib.models.bert.BertTokens``),
+  ``tokenizer/``: the tokenizer's own files, loaded offline. The BERT's architecture
+  is kept as its sizes, so loading never needs the hub.
+
+A sentence-pair classifier (``pair``: a shared sentence encoder and an MLP, the SNLI
+model) is kept the same way; its ``predict`` takes ``(premise, hypothesis)`` pairs
+and its ``attention(text)`` is the shared encoder's over one sentence.
 
 ``load_model(folder)`` gives a :class:`SavedModel`: ``predict(texts)`` returns one
 :class:`Prediction` (label, probability) per text and ``attention(text)`` one
@@ -38,6 +45,7 @@ import torch
 
 from lamalib.data.batching import pad_sequences
 from lamalib.data.vocab import CLS, Vocab
+from lamalib.models.bert import BertTokens
 from lamalib.models.registry import (UNRECORDED_OPTIONS, available_models, build_model,
                                      model_kind)
 from lamalib.provenance import lamalib_version
@@ -46,6 +54,7 @@ FORMAT = "lamalib-saved-model"
 FORMAT_VERSION = 1
 CONFIG, WEIGHTS, VOCAB = "model.json", "weights.pt", "vocab.txt"
 TOKENIZER = "lamalib.data.tokenize"  # lowercase, NFC, punctuation as tokens
+WORDPIECE, WORDPIECE_FILES = "wordpiece", "tokenizer"  # a BERT's tokenizer, its folder
 
 
 class SavedModelError(ValueError):
@@ -77,51 +86,97 @@ class Attention:
 
 
 def _plain(value):
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, Path):
         return str(value)
     return value
 
 
-def save_model(model: torch.nn.Module, vocab: Vocab, labels: Sequence[str],
+def _kept_options(options: dict | None) -> dict:
+    """The options a folder keeps: those the data sets (vocabulary size, classes,
+    word vectors) are left out, also inside a pair model's ``encoder_options``."""
+    kept = {k: v for k, v in (options or {}).items() if k not in UNRECORDED_OPTIONS}
+    if isinstance(kept.get("encoder_options"), dict):
+        kept["encoder_options"] = _kept_options(kept["encoder_options"])
+    return _plain(kept)
+
+
+def _bert_sizes(model: torch.nn.Module) -> dict:
+    """The options that rebuild a (pretrained) BERT's architecture offline: a random
+    BERT of its sizes, into which the saved weights are loaded."""
+    from transformers import BertConfig
+
+    config, standard = model.net.config, BertConfig()
+    odd = [k for k in ("type_vocab_size", "hidden_act", "layer_norm_eps",
+                       "position_embedding_type", "classifier_dropout")
+           if getattr(config, k, None) != getattr(standard, k, None)]
+    if odd:
+        raise ValueError(f"save_model keeps a BERT of the standard architecture; this "
+                         f"one differs from BertConfig's in {', '.join(odd)}")
+    return {"pretrained_name": None, "hidden": config.hidden_size,
+            "layers": config.num_hidden_layers, "heads": config.num_attention_heads,
+            "intermediate": config.intermediate_size,
+            "max_positions": config.max_position_embeddings,
+            "dropout": config.hidden_dropout_prob, "pad_id": config.pad_token_id}
+
+
+def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequence[str],
                folder: str | Path, *, name: str, options: dict | None = None,
                max_len: int | None = None, lowercase: bool = True) -> Path:
     """Write ``model`` (registered as ``name``, built with ``options``) with its
     vocabulary and label names into ``folder`` (made if missing); returns it.
 
     Args:
+        vocab: our :class:`Vocab`, or a BERT's WordPiece ids
+            (:class:`~lamalib.models.bert.BertTokens`, with ``name="bert"``).
         labels: the class names in id order (``dataset.label_names``).
+        name: a classifier's name, or ``"pair"`` for a sentence-pair classifier.
         options: the options ``build_model(name, ...)`` was given (``vocab_size``,
-            ``num_classes`` and ``pretrained`` are left out: the weights hold them).
+            ``num_classes`` and ``pretrained`` are left out: the weights hold them;
+            a pair model's are ``encoder``, ``encoder_options``, ``hidden``,
+            ``dropout``). A WordPiece BERT keeps its sizes instead.
         max_len: the run's truncation (None: texts were kept whole).
         lowercase: recorded; lamalib's tokenizer always lowercases.
     """
-    if not isinstance(vocab, Vocab):
-        raise TypeError(f"save_model keeps a lamalib Vocab, not {type(vocab).__name__} "
-                        "(a pretrained BERT's WordPiece ids are not supported yet)")
-    if model_kind(name) != "classifier":
-        raise ValueError(f"save_model keeps classifiers; {name!r} is a "
-                         f"{model_kind(name)} model")
-    if not lowercase:
+    wordpiece = isinstance(vocab, BertTokens)
+    if not wordpiece and not isinstance(vocab, Vocab):
+        raise TypeError(f"save_model keeps a lamalib Vocab or a BERT's WordPiece ids "
+                        f"(BertTokens), not {type(vocab).__name__}")
+    kind = model_kind(name)
+    if kind not in ("classifier", "pair"):
+        raise ValueError(f"save_model keeps classifiers of a text or of a pair; "
+                         f"{name!r} is a {kind} model")
+    if wordpiece and name != "bert":
+        raise ValueError(f"WordPiece ids (BertTokens) go with the bert model, not "
+                         f"{name!r}")
+    if not lowercase and not wordpiece:
         raise ValueError("lamalib's tokenizer always lowercases: lowercase=False "
                          "cannot be kept")
     labels = [str(label) for label in labels]
-    options = {k: _plain(v) for k, v in (options or {}).items() if k not in UNRECORDED_OPTIONS}
+    options = _bert_sizes(model) if wordpiece else _kept_options(options)
     json.dumps(options)  # fail here, before writing, on an option JSON cannot keep
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
     torch.save(state, folder / WEIGHTS)
-    (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
-                                encoding="utf-8")
+    if wordpiece:  # the tokenizer's own files: vocab.txt, tokenizer.json, ...
+        vocab.tokenizer.save_pretrained(folder / WORDPIECE_FILES)
+        lower = getattr(vocab.tokenizer, "do_lower_case", None)
+        preprocessing = {"tokenizer": WORDPIECE, "files": WORDPIECE_FILES,
+                         "lowercase": lower, "max_len": max_len or vocab.max_length}
+    else:
+        (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
+                                    encoding="utf-8")
+        preprocessing = {"tokenizer": TOKENIZER, "lowercase": True, "max_len": max_len}
     config = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "lamalib": lamalib_version(),
-        "model": name, "options": options,
+        "model": name, "kind": kind, "options": options,
         "vocab_size": len(vocab), "labels": labels,
-        "preprocessing": {"tokenizer": TOKENIZER, "lowercase": True,
-                          "max_len": max_len},
+        "preprocessing": preprocessing,
     }
     (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return folder
@@ -158,19 +213,45 @@ def _read_config(folder: Path) -> dict:
                            "preprocessing") if k not in config]
     if missing:
         raise _fail(path, f"lacks {', '.join(missing)}", _RESAVE)
-    if config["model"] not in available_models(kind="classifier"):
+    known = available_models(kind="classifier") + available_models(kind="pair")
+    if config["model"] not in known:
         raise _fail(path, f"unknown model {config['model']!r} (this lamalib has "
-                    f"{', '.join(available_models(kind='classifier'))})",
+                    f"{', '.join(known)})",
                     f"use the lamalib that wrote it ({config.get('lamalib')}) or "
                     "save it again")
     prep = config["preprocessing"]
-    if prep.get("tokenizer") != TOKENIZER:
+    if prep.get("tokenizer") not in (TOKENIZER, WORDPIECE):
         raise _fail(path, f"unknown tokenizer {prep.get('tokenizer')!r}",
-                    f"this lamalib reads {TOKENIZER!r}")
+                    f"this lamalib reads {TOKENIZER!r} and {WORDPIECE!r}")
     return config
 
 
-def _read_vocab(folder: Path, config: dict) -> Vocab:
+def _read_wordpiece(folder: Path, config: dict) -> BertTokens:
+    """A BERT's tokenizer from its files in the folder, offline."""
+    prep = config["preprocessing"]
+    path = folder / str(prep.get("files", WORDPIECE_FILES))
+    if not path.is_dir():
+        raise _fail(path, "missing: the BERT's tokenizer files", _RESAVE)
+    try:
+        from transformers import AutoTokenizer
+    except ImportError:
+        raise _fail(folder / CONFIG, "a BERT model needs the transformers package",
+                    "pip install transformers") from None
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    except (OSError, ValueError) as error:
+        first = (str(error).strip().splitlines() or [""])[0]
+        raise _fail(path, f"not a readable tokenizer ({first})", _RESAVE) from None
+    tokens = BertTokens(tokenizer, max_length=prep.get("max_len") or 512)
+    if len(tokens) != config["vocab_size"]:
+        raise _fail(path, f"holds {len(tokens)} tokens but {CONFIG} says "
+                    f"{config['vocab_size']}", _RESAVE)
+    return tokens
+
+
+def _read_vocab(folder: Path, config: dict) -> Vocab | BertTokens:
+    if config["preprocessing"].get("tokenizer") == WORDPIECE:
+        return _read_wordpiece(folder, config)
     path = folder / VOCAB
     if not path.is_file():
         raise _fail(path, "missing", _RESAVE)
@@ -206,68 +287,102 @@ def _read_weights(folder: Path) -> dict:
     return state
 
 
+PAIR_HINT = ("give (premise, hypothesis) pairs, e.g. "
+             "predict([(\"a man sleeps\", \"a person rests\")])")
+
+
 class SavedModel:
     """A classifier read back by :func:`load_model`, with its vocabulary, label names
-    and preprocessing: ``predict(texts)``, ``attention(text)``, ``logits(texts)``."""
+    and preprocessing: ``predict(texts)``, ``attention(text)``, ``logits(texts)``.
+    A sentence-pair model (``pairs`` is True) takes ``(premise, hypothesis)`` pairs
+    where another takes texts."""
 
-    def __init__(self, model: torch.nn.Module, vocab: Vocab, labels: list[str],
-                 config: dict, folder: Path | None = None) -> None:
+    def __init__(self, model: torch.nn.Module, vocab: Vocab | BertTokens,
+                 labels: list[str], config: dict, folder: Path | None = None) -> None:
         self.model, self.vocab, self.labels = model.eval(), vocab, labels
         self.config, self.folder = config, folder
         self.name: str = config["model"]
+        self.pairs: bool = model_kind(self.name) == "pair"
         self.max_len: int | None = config["preprocessing"].get("max_len")
 
     def __repr__(self) -> str:
-        return (f"SavedModel({self.name!r}, {len(self.labels)} labels, vocab "
+        name = (f"pair of {self.config['options'].get('encoder')}" if self.pairs
+                else self.name)
+        return (f"SavedModel({name!r}, {len(self.labels)} labels, vocab "
                 f"{len(self.vocab)}, max_len {self.max_len})")
 
     @property
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
 
-    def encode(self, texts: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode(self, texts: Sequence[str], what: str = "text"
+               ) -> tuple[torch.Tensor, torch.Tensor]:
         """Token ids and mask of raw ``texts`` as the run made them, ``(B, T)``."""
         if isinstance(texts, str):
             raise TypeError("give a list of texts, e.g. predict([text])")
         ids = []
         for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"{what} {i + 1} is a {type(text).__name__}, not a "
+                                "text" + ("" if self.pairs else
+                                          f"; model {self.name!r} reads one text"))
             try:
                 ids.append(self.vocab.encode(text)[:self.max_len])
             except ValueError:
-                raise ValueError(f"text {i + 1} ({text!r}) has no tokens: give "
+                raise ValueError(f"{what} {i + 1} ({text!r}) has no tokens: give "
                                  "at least one word") from None
         tokens, mask = pad_sequences(ids, self.vocab.pad_id)
         return tokens.to(self.device), mask.to(self.device)
 
+    def _sides(self, pairs) -> tuple[list[str], list[str]]:
+        if isinstance(pairs, (str, tuple)) or any(
+                isinstance(p, str) or len(p) != 2 for p in pairs):
+            raise TypeError(f"model {self.name!r} classifies sentence pairs: "
+                            + PAIR_HINT)
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+
     @torch.no_grad()
-    def logits(self, texts: Sequence[str]) -> torch.Tensor:
-        """``(B, C)`` logits of raw ``texts``."""
+    def logits(self, texts: Sequence) -> torch.Tensor:
+        """``(B, C)`` logits of raw ``texts`` (of ``(premise, hypothesis)`` pairs for
+        a pair model)."""
+        if self.pairs:
+            first, second = self._sides(texts)
+            return self.model(*self.encode(first, "premise"),
+                              *self.encode(second, "hypothesis"))
         return self.model(*self.encode(texts))
 
-    def predict(self, texts: Sequence[str]) -> list[Prediction]:
-        """The most probable label of each text and its probability."""
+    def predict(self, texts: Sequence) -> list[Prediction]:
+        """The most probable label of each text (or pair) and its probability."""
         probs = self.logits(texts).float().softmax(-1)  # (B, C)
         best, index = probs.max(-1)
         return [Prediction(self.labels[int(i)], float(p)) for p, i in zip(best, index)]
 
     @torch.no_grad()
     def attention(self, text: str) -> Attention:
-        """The attention weights of one text (see the module docstring for shapes)."""
+        """The attention weights of one text (see the module docstring for shapes);
+        for a pair model, the shared sentence encoder's over one sentence."""
         tokens, mask = self.encode([text])  # (1, T)
         shown = self.vocab.decode(tokens[0].tolist())
+        if self.pairs:
+            encoder = self.model.encoder
+            return _attention(encoder, self.model.encoder_name, tokens, mask, shown,
+                              lambda: encoder.represent(tokens, mask))
         return _attention(self.model, self.name, tokens, mask, shown)
 
 
-def _attention(model, name: str, tokens, mask, shown: list[str]) -> Attention:
+def _attention(model, name: str, tokens, mask, shown: list[str],
+               run=None) -> Attention:
+    """``run()`` (default: the model's forward) once, reading its weights."""
     from lamalib.models.ms_transformer import MSTransformerClassifier
     from lamalib.nn.self_attention.collect import collect_attention
 
+    run = run or (lambda: model(tokens, mask))
     if isinstance(model, MSTransformerClassifier):
         model.encode(tokens, mask, need_weights=True)
         weights = torch.stack(model.attention_weights())  # (L, 1, H, 1 + T, 1 + T)
         return Attention([CLS] + shown, weights[:, 0].float().cpu(), "self")
     if "last_weights" in dir(type(model)):  # LAMA family, SAN: (1, H, T) pooling
-        model(tokens, mask)
+        run()
         return Attention(shown, model.last_weights[0].float().cpu(), "pooling")
     if name == "bert":
         # fused (sdpa) attention returns no weights: the eager path, for this call
@@ -281,7 +396,7 @@ def _attention(model, name: str, tokens, mask, shown: list[str]) -> Attention:
         weights = torch.stack(out.attentions)  # (L, 1, H, T, T)
         return Attention(shown, weights[:, 0].float().cpu(), "self")
     try:
-        weights = collect_attention(model, lambda: model(tokens, mask))
+        weights = collect_attention(model, run)
     except RuntimeError:
         raise NoAttention(f"model {name!r} has no attention weights to show; the "
                           "models with attention: te, self_attention, "

@@ -86,7 +86,7 @@ MTL16 = [f"mtl16_{d.lower()}" for d in (*FIRST_FOUR, *OTHERS)]
 # (results/sweeps/msa_tune; chapter "Reproductions").
 MSA_TUNED = {
     "ms_transformer": {"lr": 1e-3, "dropout": 0.1},
-    "transformer": {"lr": 1e-3, "dropout": 0.1},
+    "transformer": {"lr": 1e-4, "dropout": 0.3},
     "te": {"lr": 1e-3, "dropout": 0.1},
 }
 MSA_RECIPE = {"optimizer": "adam", "weight_decay": 0.0, "patience": 5, "epochs": 40}

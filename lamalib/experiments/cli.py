@@ -212,8 +212,12 @@ def cmd_predict(args, argv) -> None:
 def cmd_attention(args, argv) -> None:
     from lamalib.models.saved import load_model
 
+    html_file = _html_target(args.html) if args.html else None
     saved = load_model(args.model)
     att = saved.attention(args.text)
+    if html_file is not None:
+        _write_view(saved, args.text, html_file)
+        return
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
     name = saved.name
     if saved.pairs:
@@ -233,6 +237,35 @@ def cmd_attention(args, argv) -> None:
         print("token\tmean")
         for token, value in zip(att.tokens, received):
             print(f"{token}\t{float(value):.4f}")
+
+
+def _html_target(name: str) -> Path:
+    """``--html FILE``, checked before the model is read: a file in a folder that
+    exists, not a folder."""
+    path = Path(name)
+    if path.is_dir():
+        raise UsageError(f"--html {name}: a folder; give a file name, e.g. "
+                         f"{path / 'attention.html'}")
+    if not path.parent.is_dir():
+        raise UsageError(f"--html {name}: the folder {path.parent} does "
+                         "not exist; make it first or write the file elsewhere")
+    return path
+
+
+def _write_view(saved, text: str, path: Path) -> None:
+    """The attention view of ``text`` as a complete page that works offline."""
+    from lamalib.viz.attention_view import attention_page, model_view
+
+    title = f"{saved.name}: attention over one text"
+    if saved.pairs:
+        title = (f"the sentence encoder ({saved.config['options'].get('encoder')}) "
+                 "of a pair model: attention over one sentence")
+    try:
+        path.write_text(attention_page(model_view(saved, text, title), title),
+                        encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"--html {path}: cannot write it ({error.strerror})") from None
+    print(f"attention view written to {path}; open it in any browser")
 
 
 def add_model_commands(sub) -> None:
@@ -256,6 +289,10 @@ def add_model_commands(sub) -> None:
                    help="a folder written by run --save-model")
     a.add_argument("text", help="the text (for a sentence-pair model: one sentence, "
                                 "read by the shared sentence encoder)")
+    a.add_argument("--html", metavar="FILE",
+                   help="write the interactive view (one page that works offline: "
+                        "tokens coloured by weight, layer and head selectors) to FILE "
+                        "instead of printing the table")
     a.set_defaults(func=cmd_attention)
 
 

@@ -1,0 +1,165 @@
+"""The course's attention view: one self-contained HTML fragment (every chapter with
+attention; the ``attention --html`` command).
+
+``attention_view(tokens, weights, kind)`` returns HTML with its script, style and data
+inlined: no library, no CDN, no network and no kernel, so the same view works in the
+built book, in Jupyter, on Colab (with either ipywidgets version: it uses no widgets)
+and as a file opened in any browser. Tokens are coloured by weight; selectors choose the
+layer and head (self-attention) or the head (pooling attention); hovering or clicking a
+word shows where it looks (self-attention: its row) or its weight in every head
+(pooling). Without JavaScript the fragment is a static table of the same weights.
+
+Weights travel as integers in thousandths (rounded to 3 decimals); a large view packs
+them with zlib, which the browser unpacks (``DecompressionStream``), so a 100-token
+document with 3 layers of 8 heads stays under 200 kB.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import uuid
+import zlib
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from IPython.display import HTML, display
+
+HERE = Path(__file__).resolve().parent
+SCRIPT = (HERE / "attention_view.js").read_text(encoding="utf-8")
+STYLE = (HERE / "attention_view.css").read_text(encoding="utf-8")
+PLAIN_LIMIT = 20_000  # weights beyond this many travel packed (zlib + base64)
+KINDS = ("self", "pooling")
+
+
+def _milli(weights, kind: str, T: int) -> np.ndarray:
+    """The weights as integers in thousandths: ``(L, H, T, T)`` or ``(H, T)``."""
+    w = np.asarray(weights.detach().cpu().float() if hasattr(weights, "detach")
+                   else weights, dtype=float)
+    want = "(L, H, T, T)" if kind == "self" else "(H, T)"
+    ok = (w.ndim == 4 and w.shape[2:] == (T, T)) if kind == "self" else (
+        w.ndim == 2 and w.shape[1] == T)
+    if not ok or w.size == 0:
+        raise ValueError(f"{kind} attention weights must be {want} with T = {T} "
+                         f"tokens, got {tuple(w.shape)}")
+    if not np.isfinite(w).all():
+        raise ValueError("the attention weights hold NaN or infinite values")
+    return np.rint(np.clip(w, 0.0, 1.0) * 1000).astype(np.int64)
+
+
+def _json(value) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&``
+    (a token ``</script>`` cannot end it)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("&", "\\u0026").replace("\u2028", "\\u2028")
+            .replace("\u2029", "\\u2029"))
+
+
+def _packed(milli: np.ndarray) -> str:
+    """Low bytes then high bytes of each weight, zlib-compressed, in base64 (the
+    planes compress better than interleaved 16-bit values)."""
+    flat = milli.ravel()
+    planes = (flat & 255).astype(np.uint8).tobytes() + (flat >> 8).astype(
+        np.uint8).tobytes()
+    return base64.b64encode(zlib.compress(planes, 9)).decode("ascii")
+
+
+def _static_table(tokens: list[str], milli: np.ndarray, kind: str) -> str:
+    """The weights as a plain table, what a page without JavaScript shows."""
+    def cell(x: float) -> str:
+        return f"<td>{x / 1000:.3f}</td>"
+
+    if kind == "self":
+        L, H = milli.shape[:2]
+        received = milli.mean(axis=(0, 1, 2))  # (T,)
+        caption = (f"The attention each token receives: the mean over {L} layer"
+                   f"{'s' * (L != 1)}, {H} head{'s' * (H != 1)} and every query.")
+        head = "<tr><th>token</th><th>received</th></tr>"
+        rows = [f"<tr><td>{html.escape(tok)}</td>{cell(received[t])}</tr>"
+                for t, tok in enumerate(tokens)]
+    else:
+        H = milli.shape[0]
+        caption = "Each head's weight on each token, and their mean."
+        head = ("<tr><th>token</th><th>mean</th>"
+                + "".join(f"<th>head {h + 1}</th>" for h in range(H)) + "</tr>")
+        rows = [f"<tr><td>{html.escape(tok)}</td>{cell(milli[:, t].mean())}"
+                + "".join(cell(milli[h, t]) for h in range(H)) + "</tr>"
+                for t, tok in enumerate(tokens)]
+    return (f'<div class="lv-static"><table><caption>{caption}</caption>'
+            f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def attention_view(tokens: Sequence[str], weights, kind: str,
+                   prediction: str | None = None, probability: float | None = None,
+                   title: str | None = None) -> str:
+    """One HTML fragment that shows ``weights`` over ``tokens``, with its script, style
+    and data inlined; its DOM ids are new on every call, so views share a page.
+
+    Args:
+        tokens: the T tokens shown.
+        weights: ``(L, H, T, T)`` (layer, head, query, key) for ``kind="self"``, or
+            ``(H, T)`` (a distribution per head or hop) for ``kind="pooling"``; a
+            tensor or an array, rounded to 3 decimals.
+        prediction, probability: the model's label for the text and its probability.
+        title: a line above the view.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be 'self' or 'pooling', not {kind!r}")
+    tokens = [str(t) for t in tokens]
+    if not tokens:
+        raise ValueError("give at least one token to show")
+    milli = _milli(weights, kind, len(tokens))
+    view_id = "lamalib-av-" + uuid.uuid4().hex[:12]
+    spec = {"kind": kind, "tokens": tokens, "H": int(milli.shape[-3 if kind == "self"
+                                                                    else 0])}
+    if kind == "self":
+        spec["L"] = int(milli.shape[0])
+    if milli.size > PLAIN_LIMIT:
+        spec.update(encoding="zlib", w=_packed(milli))
+    else:
+        spec.update(encoding="plain", w=milli.ravel().tolist())
+    top = ""
+    if title:
+        top += f'<span class="lv-title">{html.escape(title)}</span>'
+    if prediction is not None:
+        shown = html.escape(str(prediction))
+        if probability is not None:
+            shown += f" (probability {float(probability):.3f})"
+        top += f'<span class="lv-pred">prediction: <b>{shown}</b></span>'
+    return (f'<div class="lamalib-av" id="{view_id}"><style>{STYLE}</style>'
+            + (f'<div class="lv-top">{top}</div>' if top else "")
+            + _static_table(tokens, milli, kind)
+            + f'<script type="application/json" id="{view_id}-data">{_json(spec)}'
+            f"</script><script>{SCRIPT.rstrip()}({_json(view_id)});</script></div>")
+
+
+def model_view(saved, text: str, title: str | None = None) -> str:
+    """The view of a saved model's attention over ``text`` with its prediction
+    (``saved`` from ``lamalib.models.saved.load_model``; a sentence-pair model shows
+    its sentence encoder's attention, without a prediction)."""
+    att = saved.attention(text)
+    label = probability = None
+    if not getattr(saved, "pairs", False):
+        best = saved.predict([text])[0]
+        label, probability = best.label, best.probability
+    return attention_view(att.tokens, att.weights, att.kind, label, probability,
+                          title)
+
+
+def attention_page(fragment: str, title: str = "Attention") -> str:
+    """A complete HTML page around a view (``fragment``) that works offline."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(title)}</title></head>"
+            "<body style=\"max-width:750px;margin:2em auto;padding:0 1em\">"
+            f"{fragment}</body></html>\n")
+
+
+def display_attention(tokens: Sequence[str], weights, kind: str,
+                      prediction: str | None = None, probability: float | None = None,
+                      title: str | None = None) -> None:
+    """Show :func:`attention_view` in a notebook (``IPython.display.HTML``)."""
+    display(HTML(attention_view(tokens, weights, kind, prediction, probability, title)))

@@ -1,0 +1,165 @@
+"""The attention view's HTML (lamalib.viz.attention_view) without a browser: its size,
+its rounding, its escaping, its ids, its errors, and the ``attention --html`` command
+(tests/test_attention_view_browser.py drives it in Chromium)."""
+
+import base64
+import json
+import re
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+import torch
+
+from lamalib.data import Vocab
+from lamalib.models import build_model
+from lamalib.models.saved import load_model, save_model
+from lamalib.viz.attention_view import attention_page, attention_view, display_attention
+
+
+def _rows(shape, scale, seed=0):
+    """Softmax rows of Gaussian logits: ``scale`` 0 is uniform, larger is peakier."""
+    x = np.random.default_rng(seed).normal(size=shape) * scale
+    w = np.exp(x)
+    return w / w.sum(-1, keepdims=True)
+
+
+def _spec(fragment: str) -> dict:
+    """The data a view carries, with its weights unpacked to thousandths."""
+    text = re.search(r'<script type="application/json" id="[^"]+">(.*?)</script>',
+                     fragment, re.S).group(1)
+    spec = json.loads(text)
+    if spec["encoding"] == "zlib":
+        planes = np.frombuffer(zlib.decompress(base64.b64decode(spec["w"])), np.uint8)
+        n = planes.size // 2
+        spec["w"] = (planes[:n].astype(int) | (planes[n:].astype(int) << 8)).tolist()
+    return spec
+
+
+def test_a_100_token_view_with_3_layers_of_8_heads_stays_under_200_kB():
+    tokens = [f"word{i}" for i in range(100)]
+    # a Transformer's own weights (untrained: near uniform), and peaked rows as
+    # trained heads have them
+    torch.manual_seed(0)
+    model = build_model("te", vocab_size=120, num_classes=2, d_model=32, n_heads=8,
+                        n_layers=3, d_ff=32).eval()
+    from lamalib.nn.self_attention.collect import collect_attention
+
+    ids = torch.arange(1, 101)[None]
+    mask = torch.ones_like(ids, dtype=torch.bool)
+    real = collect_attention(model, lambda: model(ids, mask))[:, 0]  # (L, H, T, T)
+    assert real.shape == (3, 8, 100, 100)
+    for weights in (real, _rows((3, 8, 100, 100), 3.0), _rows((3, 8, 100, 100), 6.0)):
+        size = len(attention_view(tokens, weights, "self", "pos", 0.9).encode())
+        assert size < 200_000, size
+
+
+@pytest.mark.parametrize("T", [5, 60])  # a plain list, and a packed one
+def test_weights_travel_rounded_to_3_decimals(T):
+    w = _rows((2, 3, T, T), 2.0)
+    spec = _spec(attention_view([f"t{i}" for i in range(T)], w, "self"))
+    assert spec["encoding"] == ("plain" if T == 5 else "zlib")
+    assert (spec["L"], spec["H"]) == (2, 3)
+    np.testing.assert_array_equal(spec["w"], np.rint(w * 1000).ravel())
+    pool = _rows((4, T), 1.0)
+    spec = _spec(attention_view([f"t{i}" for i in range(T)], torch.tensor(pool),
+                                "pooling"))
+    np.testing.assert_array_equal(spec["w"], np.rint(pool * 1000).ravel())
+
+
+def test_tokens_cannot_break_out_of_the_html():
+    tokens = ["</script><script>alert(1)</script>", '"quoted"', "it's", "a&b", "<b>"]
+    page = attention_view(tokens, _rows((2, 5), 1.0), "pooling", "<i>pos</i>", 0.5,
+                          title="</div>")
+    assert page.count("</script>") == 2  # the data's and the code's own ends
+    assert "<script>alert" not in page and "<i>" not in page
+    assert "<td>&lt;b&gt;</td>" in page and "&lt;i&gt;pos&lt;/i&gt;" in page
+    assert '<span class="lv-title">&lt;/div&gt;</span>' in page
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)" in page  # the static table
+    assert _spec(page)["tokens"] == tokens  # the data keeps them as they are
+
+
+def test_every_view_has_ids_of_its_own():
+    views = [attention_view(["a", "b"], _rows((1, 1, 2, 2), 1.0), "self")
+             for _ in range(3)]
+    ids = [re.findall(r'id="([^"]+)"', v) for v in views]
+    roots = [found[0] for found in ids]
+    assert len(set(roots)) == 3
+    for root, found in zip(roots, ids):
+        assert all(i.startswith(root) for i in found)
+        assert json.dumps(root) in views[roots.index(root)]  # the script names it
+
+
+def test_the_view_is_self_contained():
+    page = attention_view(["a", "b"], _rows((1, 1, 2, 2), 1.0), "self")
+    assert "http" not in page and "src=" not in page and "import(" not in page
+    assert 'class="lv-static"' in page  # what a page without JavaScript shows
+
+
+def test_wrong_shapes_and_kinds_are_clear_errors():
+    with pytest.raises(ValueError, match=r"\(L, H, T, T\) with T = 3 tokens, got \(2, 2\)"):
+        attention_view(["a", "b", "c"], np.ones((2, 2)), "self")
+    with pytest.raises(ValueError, match=r"\(H, T\) with T = 3"):
+        attention_view(["a", "b", "c"], np.ones((2, 4)), "pooling")
+    with pytest.raises(ValueError, match="kind must be 'self' or 'pooling'"):
+        attention_view(["a"], np.ones((1, 1)), "cross")
+    with pytest.raises(ValueError, match="NaN"):
+        attention_view(["a"], np.full((1, 1), np.nan), "pooling")
+
+
+def test_display_attention_shows_html(monkeypatch):
+    import lamalib.viz.attention_view as view
+
+    shown = []
+    monkeypatch.setattr(view, "display", shown.append)
+    display_attention(["a", "b"], _rows((3, 2), 1.0), "pooling", "pos", 0.75)
+    [obj] = shown
+    assert "prediction: <b>pos (probability 0.750)</b>" in obj._repr_html_()
+
+
+def test_a_page_is_a_whole_document():
+    page = attention_page(attention_view(["a"], np.ones((1, 1)), "pooling"), "x & y")
+    assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
+    assert "<title>x &amp; y</title>" in page
+
+
+def _saved(tmp_path):
+    vocab = Vocab.build(["a warm and funny film"])
+    torch.manual_seed(0)
+    options = dict(embed_dim=8, hidden_size=6, d_a=5, hops=3, mlp_size=8)
+    model = build_model("san", vocab_size=len(vocab), num_classes=2, **options)
+    return save_model(model.eval(), vocab, ["neg", "pos"], tmp_path / "san",
+                      name="san", options=options)
+
+
+def test_the_command_writes_the_view_to_a_file(tmp_path, capsys):
+    from lamalib.experiments.cli import main
+
+    folder = _saved(tmp_path)
+    main(["attention", "--model", str(folder), "a warm film", "--html",
+          str(tmp_path / "view.html")])
+    assert capsys.readouterr().out.startswith(
+        f"attention view written to {tmp_path / 'view.html'}")
+    page = (tmp_path / "view.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    spec = _spec(page)
+    att = load_model(folder).attention("a warm film")
+    assert spec["tokens"] == att.tokens == ["a", "warm", "film"]
+    np.testing.assert_array_equal(spec["w"], np.rint(att.weights.numpy() * 1000).ravel())
+
+
+@pytest.mark.parametrize("where, message", [
+    ("missing/view.html", "the folder {tmp}/missing does not exist"),
+    (".", "--html {tmp}: a folder; give a file name"),
+])
+def test_a_bad_html_target_is_a_one_line_error(tmp_path, where, message):
+    folder = _saved(tmp_path)
+    target = tmp_path / where if where != "." else tmp_path
+    done = subprocess.run([sys.executable, "-m", "lamalib.experiments", "attention",
+                           "--model", str(folder), "a film", "--html", str(target)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: --html ") and message.format(tmp=tmp_path) in line

@@ -1,0 +1,193 @@
+"""The attention view (lamalib.viz.attention_view) in a real browser: headless
+Chromium driven by Selenium loads (a) the page the ``attention --html`` command writes
+and (b) a notebook that displays views, rendered to HTML by nbconvert. Each page must
+make no network request and log no console error; clicking a word must highlight the
+model's own row of weights, also after switching layer and head. Skipped, with the
+reason, where Chromium, its driver or Selenium is missing (CI installs them: .ci/run).
+"""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from lamalib.data import Vocab
+from lamalib.models import build_model
+from lamalib.models.saved import load_model, save_model
+
+webdriver = pytest.importorskip(
+    "selenium.webdriver", reason="the browser tests need selenium (pip install selenium)")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+BROWSER = next(filter(None, map(shutil.which, ["chromium", "chromium-browser",
+                                               "google-chrome"])), None)
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    not (BROWSER and DRIVER), reason="the browser tests need Chromium and its driver "
+    "(Debian: apt-get install chromium chromium-driver)")
+
+# long enough (T = 60: 2 layers x 2 heads x 60 x 60 weights) that the view packs them
+TEXT = " ".join(["a warm and funny film , not a dull </script> mess"] * 5 + [
+    "the \"end\" & more words than twelve to pass sixty tokens here at last ok"])
+LABELS = ["neg", "pos"]
+TOL = 0.0005 + 1e-6  # the view rounds to 3 decimals
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = BROWSER
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                "--disable-dev-shm-usage", "--window-size=800,1000"):
+        options.add_argument(arg)
+    # the console (browser) and the DevTools network events (performance)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=webdriver.ChromeService(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _saved(folder: Path, name: str, options: dict) -> Path:
+    torch.manual_seed(0)
+    vocab = Vocab.build([TEXT])
+    model = build_model(name, vocab_size=len(vocab), num_classes=len(LABELS),
+                        **options).eval()
+    return save_model(model, vocab, LABELS, folder / name, name=name, options=options)
+
+
+def _open(browser, page: Path, views: int) -> list:
+    """Load ``page``, wait until its ``views`` views are live; check the console and
+    the network on the way."""
+    browser.get_log("browser"), browser.get_log("performance")  # start afresh
+    browser.get(page.as_uri())
+    WebDriverWait(browser, 20).until(lambda d: len(d.find_elements(
+        By.CSS_SELECTOR, ".lamalib-av[data-live]")) == views)
+    errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, f"console errors: {errors}"
+    requested = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            requested.append(message["params"]["request"]["url"])
+    assert requested, "the DevTools log saw no request at all (not even the page)"
+    remote = [u for u in requested if not u.startswith(("file:", "data:"))]
+    assert not remote, f"network requests: {remote}"
+    return browser.find_elements(By.CSS_SELECTOR, ".lamalib-av")
+
+
+def _shown(view) -> list[float]:
+    return [float(t.get_attribute("data-w"))
+            for t in view.find_elements(By.CSS_SELECTOR, ".lv-tok")]
+
+
+def _check_self_view(view, weights: torch.Tensor, query: int) -> None:
+    """Click word ``query``; its row must be what is shown, for every layer and head
+    the selectors reach."""
+    L, H = weights.shape[:2]
+    assert not view.find_element(By.CSS_SELECTOR, ".lv-static").is_displayed()
+    view.find_elements(By.CSS_SELECTOR, ".lv-tok")[query].click()
+    assert _shown(view) == pytest.approx(weights[0, 0, query].tolist(), abs=TOL)
+    for layer, head in [(L - 1, 0), (L - 1, H - 1), (0, H - 1)]:
+        Select(view.find_element(By.CSS_SELECTOR, "select.lv-layer")).select_by_value(
+            str(layer))
+        Select(view.find_element(By.CSS_SELECTOR, "select.lv-head")).select_by_value(
+            str(head))
+        assert _shown(view) == pytest.approx(weights[layer, head, query].tolist(),
+                                             abs=TOL), (layer, head)
+    pinned = view.find_elements(By.CSS_SELECTOR, ".lv-tok.lv-pinned")
+    assert [p.get_attribute("data-i") for p in pinned] == [str(query)]
+
+
+def test_the_command_writes_a_page_that_works_offline(browser, tmp_path):
+    from lamalib.experiments.cli import main
+
+    folder = _saved(tmp_path, "te", dict(d_model=8, n_heads=2, n_layers=2, d_ff=16))
+    page = tmp_path / "attention.html"
+    main(["attention", "--model", str(folder), TEXT, "--html", str(page)])
+    html = page.read_text(encoding="utf-8")
+    assert '"encoding":"zlib"' in html  # this page tests the packed weights
+    [view] = _open(browser, page, 1)
+    saved = load_model(folder)
+    att, [best] = saved.attention(TEXT), saved.predict([TEXT])
+    tokens = [t.text for t in view.find_elements(By.CSS_SELECTOR, ".lv-tok")]
+    assert tokens == att.tokens and "<" in tokens and "\"" in tokens
+    assert f"{best.label} (probability {best.probability:.3f})" in view.text
+    _check_self_view(view, att.weights, query=len(tokens) // 2)
+    browser.save_screenshot(str(tmp_path / "command_page.png"))
+    assert (tmp_path / "command_page.png").stat().st_size > 1000
+
+
+def test_without_javascript_the_page_is_a_table(browser, tmp_path):
+    from lamalib.experiments.cli import main
+
+    folder = _saved(tmp_path, "san", dict(embed_dim=8, hidden_size=6, d_a=5, hops=3,
+                                          mlp_size=8))
+    page = tmp_path / "attention.html"
+    main(["attention", "--model", str(folder), "a warm film", "--html", str(page)])
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.get(page.as_uri())
+        table = browser.find_element(By.CSS_SELECTOR, ".lamalib-av .lv-static table")
+        assert table.is_displayed()
+        rows = [r.text.split() for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    finally:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+    weights = load_model(folder).attention("a warm film").weights  # (H, T)
+    assert [r[0] for r in rows] == ["a", "warm", "film"]
+    for t, row in enumerate(rows):  # token, mean, head 1..H
+        assert [float(x) for x in row[2:]] == pytest.approx(weights[:, t].tolist(),
+                                                           abs=TOL)
+
+
+def test_a_notebook_rendered_by_nbconvert_works_offline(browser, tmp_path,
+                                                        monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    nbclient = pytest.importorskip("nbclient")
+    te = _saved(tmp_path, "te", dict(d_model=8, n_heads=2, n_layers=2, d_ff=16))
+    san = _saved(tmp_path, "san", dict(embed_dim=8, hidden_size=6, d_a=5, hops=3,
+                                       mlp_size=8))
+    text = "a warm and funny film , not a dull mess"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from lamalib.models.saved import load_model\n"
+        "from lamalib.viz.attention_view import display_attention\n"
+        f"text = {text!r}\n"
+        f"for folder in [{str(te)!r}, {str(san)!r}]:\n"
+        "    saved = load_model(folder)\n"
+        "    att, [best] = saved.attention(text), saved.predict([text])\n"
+        "    display_attention(att.tokens, att.weights, att.kind, best.label,\n"
+        "                      best.probability, title=saved.name)")]
+    # the kernel imports this checkout's lamalib
+    root = str(Path(__file__).resolve().parents[1])
+    monkeypatch.setenv("PYTHONPATH", root)
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    # nbconvert's own template loads require.js and MathJax from a CDN: not here,
+    # so that every request the page makes is the view's (none) or the file itself
+    exporter = nbconvert.HTMLExporter(require_js_url="", mathjax_url="",
+                                      mermaid_js_url="", mermaid_layout_elk_js_url="")
+    page = tmp_path / "notebook.html"
+    page.write_text(exporter.from_notebook_node(nb)[0], encoding="utf-8")
+    views = _open(browser, page, 2)
+    ids = [v.get_attribute("id") for v in views]
+    assert len(set(ids)) == 2
+    te_att = load_model(te).attention(text)
+    _check_self_view(views[0], te_att.weights, query=3)
+    # pooling: a head's distribution; clicking a word lists its weight in every head
+    pool = load_model(san).attention(text).weights  # (H, T)
+    view = views[1]
+    assert _shown(view) == pytest.approx(pool[0].tolist(), abs=TOL)
+    Select(view.find_element(By.CSS_SELECTOR, "select.lv-head")).select_by_value("2")
+    assert _shown(view) == pytest.approx(pool[2].tolist(), abs=TOL)
+    view.find_elements(By.CSS_SELECTOR, ".lv-tok")[1].click()
+    info = view.find_element(By.CSS_SELECTOR, ".lv-info").text
+    assert info.startswith("\u201cwarm\u201d in every head: ")
+    assert [float(x.split()[-1]) for x in info.split(": ", 1)[1].split(" \u00b7 ")] == (
+        pytest.approx(pool[:, 1].tolist(), abs=TOL))
+    browser.save_screenshot(str(tmp_path / "notebook_page.png"))
+    assert (tmp_path / "notebook_page.png").stat().st_size > 1000
+    print("screenshots in", tmp_path, file=sys.stderr)

@@ -110,7 +110,10 @@ def test_wrong_shapes_and_kinds_are_clear_errors():
 
 
 def test_display_attention_shows_html(monkeypatch):
-    import lamalib.viz.attention_view as view
+    import importlib
+
+    # the module (lamalib.viz's attribute of that name is the function)
+    view = importlib.import_module("lamalib.viz.attention_view")
 
     shown = []
     monkeypatch.setattr(view, "display", shown.append)

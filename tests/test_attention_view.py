@@ -69,6 +69,31 @@ def test_weights_travel_rounded_to_3_decimals(T):
     np.testing.assert_array_equal(spec["w"], np.rint(pool * 1000).ravel())
 
 
+@pytest.mark.parametrize("Tq, T", [(4, 5), (60, 70)])  # a plain list, a packed one
+def test_cross_attention_carries_its_target_words_and_rows(Tq, T):
+    w = _rows((2, 3, Tq, T), 2.0)  # (L, H, Tq, T): each target word's row
+    source, target = [f"s{i}" for i in range(T)], [f"t{i}" for i in range(Tq)]
+    spec = _spec(attention_view(source, torch.tensor(w), "cross", queries=target))
+    assert spec["encoding"] == ("plain" if Tq == 4 else "zlib")
+    assert (spec["kind"], spec["L"], spec["H"]) == ("cross", 2, 3)
+    assert spec["tokens"] == source and spec["queries"] == target
+    np.testing.assert_array_equal(spec["w"], np.rint(w * 1000).ravel())
+
+
+def test_without_javascript_cross_attention_is_a_target_by_source_table():
+    w = _rows((2, 2, 2, 3), 1.0)  # (L, H, Tq = 2, T = 3)
+    page = attention_view(["a", "b", "<c>"], w, "cross", queries=["x", "</y>"])
+    table = re.search(r'<div class="lv-static">(.*?)</div>', page, re.S).group(1)
+    header = re.findall(r"<th>(.*?)</th>", table)
+    assert header == ["target \\ source", "a", "b", "&lt;c&gt;"]
+    rows = re.findall(r"<tr><td>(.*?)</td>((?:<td>[^<]*</td>)*)</tr>", table)
+    assert [r[0] for r in rows] == ["x", "&lt;/y&gt;"]  # rows: the target words
+    mean = np.rint(w * 1000).mean(axis=(0, 1)) / 1000  # (Tq, T): over layers and heads
+    for (_, cells), want in zip(rows, mean):
+        shown = [float(x) for x in re.findall(r"<td>([^<]*)</td>", cells)]
+        np.testing.assert_allclose(shown, want, atol=5e-4 + 1e-9)
+
+
 def test_tokens_cannot_break_out_of_the_html():
     tokens = ["</script><script>alert(1)</script>", '"quoted"', "it's", "a&b", "<b>"]
     page = attention_view(tokens, _rows((2, 5), 1.0), "pooling", "<i>pos</i>", 0.5,
@@ -103,8 +128,15 @@ def test_wrong_shapes_and_kinds_are_clear_errors():
         attention_view(["a", "b", "c"], np.ones((2, 2)), "self")
     with pytest.raises(ValueError, match=r"\(H, T\) with T = 3"):
         attention_view(["a", "b", "c"], np.ones((2, 4)), "pooling")
-    with pytest.raises(ValueError, match="kind must be 'self' or 'pooling'"):
-        attention_view(["a"], np.ones((1, 1)), "cross")
+    with pytest.raises(ValueError, match="kind must be 'self', 'pooling' or 'cross'"):
+        attention_view(["a"], np.ones((1, 1)), "heads")
+    with pytest.raises(ValueError, match=r"\(L, H, Tq, T\) with Tq = 2 target tokens "
+                                         r"and T = 3 source tokens, got \(1, 1, 3, 3\)"):
+        attention_view(["a", "b", "c"], np.ones((1, 1, 3, 3)), "cross", queries=["x", "y"])
+    with pytest.raises(ValueError, match="give queries .* with kind 'cross', and only"):
+        attention_view(["a"], np.ones((1, 1, 1, 1)), "cross")
+    with pytest.raises(ValueError, match="give queries .* with kind 'cross', and only"):
+        attention_view(["a"], np.ones((1, 1, 1, 1)), "self", queries=["a"])
     with pytest.raises(ValueError, match="NaN"):
         attention_view(["a"], np.full((1, 1), np.nan), "pooling")
 

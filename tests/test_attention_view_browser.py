@@ -191,3 +191,63 @@ def test_a_notebook_rendered_by_nbconvert_works_offline(browser, tmp_path,
     browser.save_screenshot(str(tmp_path / "notebook_page.png"))
     assert (tmp_path / "notebook_page.png").stat().st_size > 1000
     print("screenshots in", tmp_path, file=sys.stderr)
+
+
+def test_cross_attention_shows_a_target_words_row_over_the_source(browser, tmp_path):
+    """kind "cross": a seq2seq model's weights (target words are the rows, source words
+    the columns), and a view with 2 layers x 2 heads for the selectors. Clicking a
+    target word must shade the source words with its row."""
+    from lamalib.models.seq2seq import Seq2Seq
+    from lamalib.viz.attention_view import attention_page, attention_view
+
+    source = ["a", "warm", "</script>", "film", "&", "more"]
+    target = ["more", "&", "film", "<b>", "warm", "a", "<eos>"]
+    torch.manual_seed(0)
+    model = Seq2Seq(20, d_emb=8, d_hidden=8, decoder="bahdanau").eval()
+    src = torch.arange(1, len(source) + 1)[None]  # (1, S)
+    tgt_in = torch.arange(2, len(target) + 2)[None]  # (1, T)
+    with torch.no_grad():
+        _, real = model(src, torch.ones_like(src, dtype=torch.bool), tgt_in)  # (1, T, S)
+    real = real[None]  # (L = 1, H = 1, T, S)
+    many = torch.randn(2, 2, len(target), len(source)).mul(2).softmax(-1)  # (L, H, T, S)
+    page = tmp_path / "cross.html"
+    page.write_text(attention_page(
+        attention_view(source, real, "cross", title="bahdanau", queries=target)
+        + attention_view(source, many, "cross", queries=target)), encoding="utf-8")
+    views = _open(browser, page, 2)
+    for view, weights in zip(views, (real, many)):
+        assert not view.find_element(By.CSS_SELECTOR, ".lv-static").is_displayed()
+        words = [t.text for t in view.find_elements(By.CSS_SELECTOR, ".lv-qtok")]
+        assert words == target
+        assert [t.text for t in view.find_elements(By.CSS_SELECTOR, ".lv-tok")] == source
+        # no target word chosen: the mean each source word receives (the mean of
+        # rounded weights, rounded again: twice the tolerance)
+        assert _shown(view) == pytest.approx(weights[0, 0].mean(0).tolist(),
+                                             abs=2 * TOL)
+    [view, _] = views
+    query = 3
+    view.find_elements(By.CSS_SELECTOR, ".lv-qtok")[query].click()
+    assert _shown(view) == pytest.approx(real[0, 0, query].tolist(), abs=TOL)
+    info = view.find_element(By.CSS_SELECTOR, ".lv-info").text
+    assert info.startswith("\u201c<b>\u201d looks in the source at ")
+    _check_cross_view(views[1], many, query=1)
+    browser.save_screenshot(str(tmp_path / "cross_page.png"))
+    assert (tmp_path / "cross_page.png").stat().st_size > 1000
+
+
+def _check_cross_view(view, weights: torch.Tensor, query: int) -> None:
+    """Click target word ``query``; the source words must show its row, for every
+    layer and head the selectors reach."""
+    L, H = weights.shape[:2]
+    view.find_elements(By.CSS_SELECTOR, ".lv-qtok")[query].click()
+    assert _shown(view) == pytest.approx(weights[0, 0, query].tolist(), abs=TOL)
+    for layer, head in [(L - 1, 0), (L - 1, H - 1), (0, H - 1)]:
+        Select(view.find_element(By.CSS_SELECTOR, "select.lv-layer")).select_by_value(
+            str(layer))
+        Select(view.find_element(By.CSS_SELECTOR, "select.lv-head")).select_by_value(
+            str(head))
+        assert _shown(view) == pytest.approx(weights[layer, head, query].tolist(),
+                                             abs=TOL), (layer, head)
+    pinned = view.find_elements(By.CSS_SELECTOR, ".lv-qtok.lv-pinned")
+    assert [p.get_attribute("data-i") for p in pinned] == [str(query)]
+    assert not view.find_elements(By.CSS_SELECTOR, ".lv-tok.lv-pinned")

@@ -7,6 +7,8 @@
   if (!root || root.getAttribute("data-live")) return;  // one run per view
   var spec = JSON.parse(document.getElementById(id + "-data").textContent);
   var T = spec.tokens.length, H = spec.H, L = spec.L || 1;
+  var cross = spec.kind === "cross", rowwise = spec.kind !== "pooling";
+  var queries = cross ? spec.queries : spec.tokens, Tq = queries.length;
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -46,38 +48,56 @@
       controls.appendChild(label);
       return select;
     }
-    var layerSelect = spec.kind === "self" && L > 1 ? selector("layer", L) : null;
+    var layerSelect = rowwise && L > 1 ? selector("layer", L) : null;
     var headSelect = H > 1 ? selector("head", H) : null;
-    controls.appendChild(el("span", "lv-help", spec.kind === "self"
-      ? "hover or click a word: where it looks"
+    controls.appendChild(el("span", "lv-help", cross
+      ? "hover or click a target word: where it looks in the source"
+      : spec.kind === "self" ? "hover or click a word: where it looks"
       : "hover or click a word: its weight in every head"));
-    var line = el("div", "lv-tokens"), spans = [];
-    spec.tokens.forEach(function (token, i) {
-      var span = el("span", "lv-tok", token);
-      span.setAttribute("data-i", String(i));
-      span.tabIndex = 0;
-      span.setAttribute("role", "button");
-      line.appendChild(span);
-      line.appendChild(document.createTextNode(" "));
-      spans.push(span);
-    });
+    // one line of words; with cross-attention a line of target words (the queries)
+    // above the source words (the keys) that their weights shade
+    function words(list, cls, pickable) {
+      var line = el("div", "lv-tokens"), made = [];
+      list.forEach(function (token, i) {
+        var span = el("span", cls, token);
+        span.setAttribute("data-i", String(i));
+        if (pickable) {
+          span.tabIndex = 0;
+          span.setAttribute("role", "button");
+        }
+        line.appendChild(span);
+        line.appendChild(document.createTextNode(" "));
+        made.push(span);
+      });
+      return {line: line, spans: made};
+    }
+    var source = words(spec.tokens, "lv-tok", !cross), spans = source.spans;
+    var target = cross ? words(queries, "lv-qtok", true) : null;
+    var pickers = cross ? target.spans : spans;  // what hover and click choose
     var info = el("div", "lv-info");
     info.setAttribute("aria-live", "polite");
     live.appendChild(controls);
-    live.appendChild(line);
+    if (cross) {
+      target.line.insertBefore(el("span", "lv-side", "target"), target.line.firstChild);
+      source.line.insertBefore(el("span", "lv-side", "source"), source.line.firstChild);
+      live.appendChild(target.line);
+    }
+    live.appendChild(source.line);
     live.appendChild(info);
 
     function row(q) {  // thousandths: the query's row, or the head's distribution
       if (spec.kind === "pooling") return w.slice(head * T, (head + 1) * T);
-      var base = (layer * H + head) * T * T;
+      var base = (layer * H + head) * Tq * T;
       if (q >= 0) return w.slice(base + q * T, base + (q + 1) * T);
       var got = new Array(T).fill(0);  // no query: the mean each token receives
-      for (var r = 0; r < T; r++)
-        for (var k = 0; k < T; k++) got[k] += w[base + r * T + k] / T;
+      for (var r = 0; r < Tq; r++)
+        for (var k = 0; k < T; k++) got[k] += w[base + r * T + k] / Tq;
       return got;
     }
     function fmt(x) { return (x / 1000).toFixed(3); }
-    function word(i) { return "\u201c" + spec.tokens[i] + "\u201d"; }
+    function word(i, list) {
+      return "\u201c" + (list || spec.tokens)[i] + "\u201d";
+    }
     function top(values, count) {
       var order = values.map(function (v, i) { return i; });
       order.sort(function (a, b) { return values[b] - values[a]; });
@@ -86,13 +106,15 @@
       }).join(" \u00b7 ");
     }
     function draw(q) {
-      var values = row(spec.kind === "self" ? q : -1);
+      var values = row(rowwise ? q : -1);
       var most = Math.max.apply(null, values) || 1;
       spans.forEach(function (span, i) {
-        var x = spec.kind === "self" && q < 0 ? Math.round(values[i]) : values[i];
+        var x = rowwise && q < 0 ? Math.round(values[i]) : values[i];
         span.setAttribute("data-w", fmt(x));
         span.title = fmt(x);
         span.style.backgroundColor = "rgba(255,140,0," + (x / most).toFixed(3) + ")";
+      });
+      pickers.forEach(function (span, i) {
         span.classList.toggle("lv-query", i === q);
         span.classList.toggle("lv-pinned", i === pinned);
       });
@@ -108,15 +130,16 @@
         }
         info.textContent = text;
       } else if (q >= 0) {
-        info.textContent = (where ? where + ": " : "") + word(q) + " looks at "
-          + top(values, 5);
+        info.textContent = (where ? where + ": " : "") + word(q, queries)
+          + (cross ? " looks in the source at " : " looks at ") + top(values, 5);
       } else {
-        info.textContent = (where ? where + ": " : "")
-          + "the attention each word receives (mean over queries): " + top(values, 5);
+        info.textContent = (where ? where + ": " : "") + (cross
+          ? "the attention each source word receives (mean over target words): "
+          : "the attention each word receives (mean over queries): ") + top(values, 5);
       }
     }
     function pick(i) { pinned = pinned === i ? -1 : i; draw(pinned); }
-    spans.forEach(function (span, i) {
+    pickers.forEach(function (span, i) {
       span.addEventListener("mouseenter", function () { draw(i); });
       span.addEventListener("focus", function () { draw(i); });
       span.addEventListener("mouseleave", function () { draw(pinned); });

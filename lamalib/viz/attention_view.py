@@ -5,9 +5,10 @@ attention; the ``attention --html`` command).
 inlined: no library, no CDN, no network and no kernel, so the same view works in the
 built book, in Jupyter, on Colab (with either ipywidgets version: it uses no widgets)
 and as a file opened in any browser. Tokens are coloured by weight; selectors choose the
-layer and head (self-attention) or the head (pooling attention); hovering or clicking a
-word shows where it looks (self-attention: its row) or its weight in every head
-(pooling). Without JavaScript the fragment is a static table of the same weights.
+layer and head (self- and cross-attention) or the head (pooling attention); hovering or
+clicking a word shows where it looks (self-attention: its row; cross-attention: a target
+word's row over the source) or its weight in every head (pooling). Without JavaScript the
+fragment is a static table of the same weights.
 
 Weights travel as integers in thousandths (rounded to 3 decimals); a large view packs
 them with zlib, which the browser unpacks (``DecompressionStream``), so a 100-token
@@ -31,19 +32,25 @@ HERE = Path(__file__).resolve().parent
 SCRIPT = (HERE / "attention_view.js").read_text(encoding="utf-8")
 STYLE = (HERE / "attention_view.css").read_text(encoding="utf-8")
 PLAIN_LIMIT = 20_000  # weights beyond this many travel packed (zlib + base64)
-KINDS = ("self", "pooling")
+KINDS = ("self", "pooling", "cross")
 
 
-def _milli(weights, kind: str, T: int) -> np.ndarray:
-    """The weights as integers in thousandths: ``(L, H, T, T)`` or ``(H, T)``."""
+def _milli(weights, kind: str, T: int, Tq: int | None = None) -> np.ndarray:
+    """The weights as integers in thousandths: ``(L, H, T, T)`` (self),
+    ``(L, H, Tq, T)`` (cross: Tq target tokens over T source tokens) or ``(H, T)``."""
     w = np.asarray(weights.detach().cpu().float() if hasattr(weights, "detach")
                    else weights, dtype=float)
-    want = "(L, H, T, T)" if kind == "self" else "(H, T)"
-    ok = (w.ndim == 4 and w.shape[2:] == (T, T)) if kind == "self" else (
-        w.ndim == 2 and w.shape[1] == T)
+    if kind == "pooling":
+        want, ok = "(H, T)", w.ndim == 2 and w.shape[1] == T
+    else:
+        rows = T if kind == "self" else Tq
+        want = "(L, H, T, T)" if kind == "self" else "(L, H, Tq, T)"
+        ok = w.ndim == 4 and w.shape[2:] == (rows, T)
     if not ok or w.size == 0:
-        raise ValueError(f"{kind} attention weights must be {want} with T = {T} "
-                         f"tokens, got {tuple(w.shape)}")
+        sizes = f"T = {T} tokens" if kind != "cross" else (
+            f"Tq = {Tq} target tokens and T = {T} source tokens")
+        raise ValueError(f"{kind} attention weights must be {want} with {sizes}, got "
+                         f"{tuple(w.shape)}")
     if not np.isfinite(w).all():
         raise ValueError("the attention weights hold NaN or infinite values")
     return np.rint(np.clip(w, 0.0, 1.0) * 1000).astype(np.int64)
@@ -67,12 +74,22 @@ def _packed(milli: np.ndarray) -> str:
     return base64.b64encode(zlib.compress(planes, 9)).decode("ascii")
 
 
-def _static_table(tokens: list[str], milli: np.ndarray, kind: str) -> str:
+def _static_table(tokens: list[str], milli: np.ndarray, kind: str,
+                  queries: list[str] | None = None) -> str:
     """The weights as a plain table, what a page without JavaScript shows."""
     def cell(x: float) -> str:
         return f"<td>{x / 1000:.3f}</td>"
 
-    if kind == "self":
+    if kind == "cross":  # a target word's row over the source, mean over L and H
+        L, H = milli.shape[:2]
+        mean = milli.mean(axis=(0, 1))  # (Tq, T)
+        caption = (f"Each target word's weights over the source words: the mean over "
+                   f"{L} layer{'s' * (L != 1)} and {H} head{'s' * (H != 1)}.")
+        head = ("<tr><th>target \\ source</th>"
+                + "".join(f"<th>{html.escape(tok)}</th>" for tok in tokens) + "</tr>")
+        rows = [f"<tr><td>{html.escape(q)}</td>" + "".join(cell(x) for x in mean[i])
+                + "</tr>" for i, q in enumerate(queries)]
+    elif kind == "self":
         L, H = milli.shape[:2]
         received = milli.mean(axis=(0, 1, 2))  # (T,)
         caption = (f"The attention each token receives: the mean over {L} layer"
@@ -94,29 +111,39 @@ def _static_table(tokens: list[str], milli: np.ndarray, kind: str) -> str:
 
 def attention_view(tokens: Sequence[str], weights, kind: str,
                    prediction: str | None = None, probability: float | None = None,
-                   title: str | None = None) -> str:
+                   title: str | None = None,
+                   queries: Sequence[str] | None = None) -> str:
     """One HTML fragment that shows ``weights`` over ``tokens``, with its script, style
     and data inlined; its DOM ids are new on every call, so views share a page.
 
     Args:
         tokens: the T tokens shown.
-        weights: ``(L, H, T, T)`` (layer, head, query, key) for ``kind="self"``, or
-            ``(H, T)`` (a distribution per head or hop) for ``kind="pooling"``; a
-            tensor or an array, rounded to 3 decimals.
+        weights: ``(L, H, T, T)`` (layer, head, query, key) for ``kind="self"``,
+            ``(L, H, Tq, T)`` (layer, head, target token, source token) for
+            ``kind="cross"``, or ``(H, T)`` (a distribution per head or hop) for
+            ``kind="pooling"``; a tensor or an array, rounded to 3 decimals.
         prediction, probability: the model's label for the text and its probability.
         title: a line above the view.
+        queries: the Tq target tokens (the rows) of ``kind="cross"``, where
+            ``tokens`` are the source tokens (the columns); only for that kind.
     """
     if kind not in KINDS:
-        raise ValueError(f"kind must be 'self' or 'pooling', not {kind!r}")
+        raise ValueError(f"kind must be 'self', 'pooling' or 'cross', not {kind!r}")
+    if (queries is not None) != (kind == "cross"):
+        raise ValueError("give queries (the target tokens) with kind 'cross', and only "
+                         "with it")
     tokens = [str(t) for t in tokens]
-    if not tokens:
+    queries = None if queries is None else [str(q) for q in queries]
+    if not tokens or queries == []:
         raise ValueError("give at least one token to show")
-    milli = _milli(weights, kind, len(tokens))
+    milli = _milli(weights, kind, len(tokens), queries and len(queries))
     view_id = "lamalib-av-" + uuid.uuid4().hex[:12]
-    spec = {"kind": kind, "tokens": tokens, "H": int(milli.shape[-3 if kind == "self"
+    spec = {"kind": kind, "tokens": tokens, "H": int(milli.shape[-3 if kind != "pooling"
                                                                     else 0])}
-    if kind == "self":
+    if kind != "pooling":
         spec["L"] = int(milli.shape[0])
+    if kind == "cross":
+        spec["queries"] = queries
     if milli.size > PLAIN_LIMIT:
         spec.update(encoding="zlib", w=_packed(milli))
     else:
@@ -131,7 +158,7 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
         top += f'<span class="lv-pred">prediction: <b>{shown}</b></span>'
     return (f'<div class="lamalib-av" id="{view_id}"><style>{STYLE}</style>'
             + (f'<div class="lv-top">{top}</div>' if top else "")
-            + _static_table(tokens, milli, kind)
+            + _static_table(tokens, milli, kind, queries)
             + f'<script type="application/json" id="{view_id}-data">{_json(spec)}'
             f"</script><script>{SCRIPT.rstrip()}({_json(view_id)});</script></div>")
 
@@ -160,6 +187,8 @@ def attention_page(fragment: str, title: str = "Attention") -> str:
 
 def display_attention(tokens: Sequence[str], weights, kind: str,
                       prediction: str | None = None, probability: float | None = None,
-                      title: str | None = None) -> None:
+                      title: str | None = None,
+                      queries: Sequence[str] | None = None) -> None:
     """Show :func:`attention_view` in a notebook (``IPython.display.HTML``)."""
-    display(HTML(attention_view(tokens, weights, kind, prediction, probability, title)))
+    display(HTML(attention_view(tokens, weights, kind, prediction, probability, title,
+                                queries)))

@@ -84,12 +84,11 @@ def _shown(view) -> list[float]:
             for t in view.find_elements(By.CSS_SELECTOR, ".lv-tok")]
 
 
-def _check_self_view(view, weights: torch.Tensor, query: int) -> None:
-    """Click word ``query``; its row must be what is shown, for every layer and head
-    the selectors reach."""
+def _check_rows(view, weights: torch.Tensor, query: int, cls: str) -> None:
+    """Click word ``query`` (of the words of CSS class ``cls``); its row must be what
+    is shown, for every layer and head the selectors reach, and it stays pinned."""
     L, H = weights.shape[:2]
-    assert not view.find_element(By.CSS_SELECTOR, ".lv-static").is_displayed()
-    view.find_elements(By.CSS_SELECTOR, ".lv-tok")[query].click()
+    view.find_elements(By.CSS_SELECTOR, f".{cls}")[query].click()
     assert _shown(view) == pytest.approx(weights[0, 0, query].tolist(), abs=TOL)
     for layer, head in [(L - 1, 0), (L - 1, H - 1), (0, H - 1)]:
         Select(view.find_element(By.CSS_SELECTOR, "select.lv-layer")).select_by_value(
@@ -98,8 +97,14 @@ def _check_self_view(view, weights: torch.Tensor, query: int) -> None:
             str(head))
         assert _shown(view) == pytest.approx(weights[layer, head, query].tolist(),
                                              abs=TOL), (layer, head)
-    pinned = view.find_elements(By.CSS_SELECTOR, ".lv-tok.lv-pinned")
+    pinned = view.find_elements(By.CSS_SELECTOR, f".{cls}.lv-pinned")
     assert [p.get_attribute("data-i") for p in pinned] == [str(query)]
+
+
+def _check_self_view(view, weights: torch.Tensor, query: int) -> None:
+    """Self-attention: the clicked query word's row over the same words."""
+    assert not view.find_element(By.CSS_SELECTOR, ".lv-static").is_displayed()
+    _check_rows(view, weights, query, "lv-tok")
 
 
 def test_the_command_writes_a_page_that_works_offline(browser, tmp_path):
@@ -236,18 +241,6 @@ def test_cross_attention_shows_a_target_words_row_over_the_source(browser, tmp_p
 
 
 def _check_cross_view(view, weights: torch.Tensor, query: int) -> None:
-    """Click target word ``query``; the source words must show its row, for every
-    layer and head the selectors reach."""
-    L, H = weights.shape[:2]
-    view.find_elements(By.CSS_SELECTOR, ".lv-qtok")[query].click()
-    assert _shown(view) == pytest.approx(weights[0, 0, query].tolist(), abs=TOL)
-    for layer, head in [(L - 1, 0), (L - 1, H - 1), (0, H - 1)]:
-        Select(view.find_element(By.CSS_SELECTOR, "select.lv-layer")).select_by_value(
-            str(layer))
-        Select(view.find_element(By.CSS_SELECTOR, "select.lv-head")).select_by_value(
-            str(head))
-        assert _shown(view) == pytest.approx(weights[layer, head, query].tolist(),
-                                             abs=TOL), (layer, head)
-    pinned = view.find_elements(By.CSS_SELECTOR, ".lv-qtok.lv-pinned")
-    assert [p.get_attribute("data-i") for p in pinned] == [str(query)]
+    """Cross-attention: the clicked target word's row over the source words."""
+    _check_rows(view, weights, query, "lv-qtok")
     assert not view.find_elements(By.CSS_SELECTOR, ".lv-tok.lv-pinned")

@@ -59,14 +59,16 @@ def _saved(folder: Path, name: str, options: dict) -> Path:
     return save_model(model, vocab, LABELS, folder / name, name=name, options=options)
 
 
-def _open(browser, page: Path, views: int) -> list:
+def _open(browser, page: Path, views: int, allowed: tuple = ()) -> list:
     """Load ``page``, wait until its ``views`` views are live; check the console and
-    the network on the way."""
+    the network on the way (``allowed``: URLs the page itself may ask for, and the
+    console errors of their failing offline)."""
     browser.get_log("browser"), browser.get_log("performance")  # start afresh
     browser.get(page.as_uri())
     WebDriverWait(browser, 20).until(lambda d: len(d.find_elements(
         By.CSS_SELECTOR, ".lamalib-av[data-live]")) == views)
-    errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"
+              and not any(a in e["message"] for a in allowed)]
     assert not errors, f"console errors: {errors}"
     requested = []
     for entry in browser.get_log("performance"):
@@ -74,7 +76,8 @@ def _open(browser, page: Path, views: int) -> list:
         if message["method"] == "Network.requestWillBeSent":
             requested.append(message["params"]["request"]["url"])
     assert requested, "the DevTools log saw no request at all (not even the page)"
-    remote = [u for u in requested if not u.startswith(("file:", "data:"))]
+    remote = [u for u in requested if not u.startswith(("file:", "data:"))
+              and not any(u.startswith(a) for a in allowed)]
     assert not remote, f"network requests: {remote}"
     return browser.find_elements(By.CSS_SELECTOR, ".lamalib-av")
 
@@ -244,3 +247,39 @@ def _check_cross_view(view, weights: torch.Tensor, query: int) -> None:
     """Cross-attention: the clicked target word's row over the source words."""
     _check_rows(view, weights, query, "lv-qtok")
     assert not view.find_elements(By.CSS_SELECTOR, ".lv-tok.lv-pinned")
+
+
+def test_a_built_book_page_works_without_a_kernel(browser, tmp_path):
+    """The book as readers get it: a chapter that displays a view, built by `make book`
+    with the project's _config.yml. The page's only remote request may be the book's
+    own MathJax (_config.yml, mathjax_path); the view asks for nothing."""
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    from tiny_book import ROOT, make_book, tiny_book
+
+    te = _saved(tmp_path, "te", dict(d_model=8, n_heads=2, n_layers=2, d_ff=16))
+    text = "a warm and funny film , not a dull mess"
+    book = tiny_book(tmp_path, (
+        "from lamalib.models.saved import load_model\n"
+        "from lamalib.viz.attention_view import display_attention\n"
+        f"saved = load_model({str(te)!r})\n"
+        f"att, [best] = saved.attention({text!r}), saved.predict([{text!r}])\n"
+        "display_attention(att.tokens, att.weights, att.kind, best.label,\n"
+        "                  best.probability, title=saved.name)"))
+    built = make_book(book)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    config = (ROOT / "_config.yml").read_text()
+    mathjax = config.split("mathjax_path:", 1)[1].split()[0]
+    # the theme's own console messages, as a page of the same book without a view
+    # logs them, are the book's, not the view's
+    browser.get_log("browser")
+    browser.get((book / "_build" / "html" / "intro.html").as_uri())
+    WebDriverWait(browser, 20).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
+    theme = tuple(e["message"].split(" ", 2)[-1] for e in browser.get_log("browser")
+                  if e["level"] == "SEVERE")
+    [view] = _open(browser, book / "_build" / "html" / "book" / "chapter.html", 1,
+                   allowed=(mathjax, *theme))
+    _check_self_view(view, load_model(te).attention(text).weights, query=3)
+    browser.save_screenshot(str(tmp_path / "book_page.png"))
+    assert (tmp_path / "book_page.png").stat().st_size > 1000

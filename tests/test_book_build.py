@@ -6,42 +6,18 @@ _config.yml and the Makefile's own `book` recipe."""
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
-import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tiny_book import ROOT, make_book, tiny_book
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 
-def _book(tmp_path: Path, source: str, after: str = "More text.") -> Path:
-    book = tmp_path / "tiny"
-    (book / "book").mkdir(parents=True)
-    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
-    shutil.copy(ROOT / "book" / "references.bib", book / "book" / "references.bib")
-    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n"
-                                   "- file: book/chapter\n")
-    (book / "intro.md").write_text("# Tiny\n\nA page.\n")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Chapter\n\nText."),
-                nbformat.v4.new_code_cell(source), nbformat.v4.new_markdown_cell(after)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
-    nbformat.write(nb, book / "book" / "chapter.ipynb")
-    return book
-
-
-def _make_book(book: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "-s", "-C", str(ROOT), "book", f"BOOK={book}"],
-                          capture_output=True, text=True, timeout=600)
-
-
 def test_a_failed_chapter_fails_every_build(tmp_path):
-    book = _book(tmp_path, "x = 1\nassert x == 2, 'a fact that failed'")
+    book = tiny_book(tmp_path, "x = 1\nassert x == 2, 'a fact that failed'")
     for attempt in (1, 2):
-        result = _make_book(book)
+        result = make_book(book)
         log = result.stdout + result.stderr
         assert result.returncode != 0, f"build {attempt} passed over a failed chapter"
         assert "chapter.ipynb" in log and "a fact that failed" in log
@@ -49,9 +25,9 @@ def test_a_failed_chapter_fails_every_build(tmp_path):
 
 
 def test_a_chapter_that_runs_builds(tmp_path):
-    book = _book(tmp_path, "from lamalib.viz import glue\nglue('share', 0.6162)",
+    book = tiny_book(tmp_path, "from lamalib.viz import glue\nglue('share', 0.6162)",
                  after="The share is {glue:text}`share:.2f` here.")
-    result = _make_book(book)
+    result = make_book(book)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     page = (book / "_build" / "html" / "book" / "chapter.html").read_text()
     assert re.search(r"The share is (<[^>]*>)*0\.62(<[^>]*>)* here", page)

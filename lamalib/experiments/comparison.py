@@ -61,6 +61,11 @@ def accuracies(runs: list[dict], model: str, dataset: str) -> dict[int, float]:
             if r["model"] == model and r["dataset"] == dataset}
 
 
+def paired_difference(a: dict[int, float], b: dict[int, float]) -> Estimate:
+    """A - B over the seeds both ran (``{seed: accuracy}`` each), as an Estimate."""
+    return estimate([a[s] - b[s] for s in sorted(set(a) & set(b))])
+
+
 def compare(runs: list[dict], a: str, b: str, datasets: list[str],
             others: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per dataset: ``a``, ``b`` and ``others`` as :class:`Estimate` over
@@ -68,13 +73,11 @@ def compare(runs: list[dict], a: str, b: str, datasets: list[str],
     rows = []
     for dataset in datasets:
         acc = {m: accuracies(runs, m, dataset) for m in (a, b, *others)}
-        paired = sorted(set(acc[a]) & set(acc[b]))
         cut = sum(was_cut(r) for r in runs
                   if r["dataset"] == dataset and r["model"] in acc)
         rows.append({"dataset": dataset,
                      **{m: estimate(list(acc[m].values())) for m in acc},
-                     f"{a} - {b}": estimate([acc[a][s] - acc[b][s] for s in paired]),
-                     "cut": cut})
+                     f"{a} - {b}": paired_difference(acc[a], acc[b]), "cut": cut})
     return pd.DataFrame(rows)
 
 

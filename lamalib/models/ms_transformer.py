@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from lamalib.nn.recurrent.embedding import word_embedding
-from lamalib.nn.multiscale import MultiScaleLayer, Scale, check_scale, parse_scale
+from lamalib.nn.multiscale import MultiScaleLayer, Scale, check_scale
 from lamalib.nn.pooling import masked_max
 from lamalib.nn.multiscale.scales import heads_for_layer, scale_distribution
 from lamalib.models.registry import register_model
@@ -46,8 +46,7 @@ def parse_scales(text: str | list, window: str = "width") -> list[Scale]:
         s.strip() for s in str(text).split(",") if s.strip()]
     out = []
     for s in items:
-        check_scale(s, window)
-        kind, value = parse_scale(s)
+        kind, value = check_scale(s, window)
         out.append(value if kind == "const" else f"N/{value}")
     return out
 

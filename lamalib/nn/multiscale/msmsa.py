@@ -97,13 +97,15 @@ def check_window(window: str) -> str:
     return window
 
 
-def check_scale(scale: Scale, window: str = "width") -> None:
-    """A ValueError unless ``scale`` is valid under ``window`` (widths are odd)."""
+def check_scale(scale: Scale, window: str = "width") -> tuple[str, int]:
+    """:func:`parse_scale` of ``scale``, or a ValueError unless it is valid under
+    ``window`` (widths are odd)."""
     kind, value = parse_scale(scale)
     if check_window(window) == "width" and kind == "const" and value % 2 == 0:
         raise ValueError(
             f"a constant scale read as a width must be odd (1 = the word itself, 3, "
             f"5, ...), got {scale!r}; window='radius' reads it as a radius")
+    return kind, value
 
 
 def resolve_radius(scale: Scale, length: torch.Tensor | int,
@@ -116,8 +118,7 @@ def resolve_radius(scale: Scale, length: torch.Tensor | int,
     ``window="radius"``: ω is the radius; ``"N/k"`` is ``floor(N / k)``, plus one
     when even.
     """
-    check_scale(scale, window)
-    kind, value = parse_scale(scale)
+    kind, value = check_scale(scale, window)
     length = torch.as_tensor(length, dtype=torch.long)
     if window == "width":
         if kind == "const":

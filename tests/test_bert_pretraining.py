@@ -131,7 +131,8 @@ def test_step_sums_mlm_and_nsp_and_drops_nsp_when_asked():
                           torch.tensor([0, 1, 3, 4])).any()  # specials never selected
     mlm, nsp = model(inputs, batch.mask, batch.segments)
     sel = labels != IGNORE_INDEX
-    torch.testing.assert_close(parts["mlm_loss"], F.cross_entropy(mlm[sel], labels[sel]))
+    torch.testing.assert_close(parts["mlm_loss"],
+                               F.cross_entropy(mlm[sel], labels[sel]))
     torch.testing.assert_close(parts["nsp_loss"], F.cross_entropy(nsp, batch.labels))
     assert parts["nsp_correct"] == int((nsp.argmax(-1) == batch.labels).sum())
     assert parts["nsp_count"] == len(batch.labels)

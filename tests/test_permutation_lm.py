@@ -122,7 +122,8 @@ def test_padded_batch_gives_each_sequence_its_loss_alone():
         assert torch.equal(alone_pred[0], predict[b, :L])
         alone = model(tokens[b:b + 1, :L], mask[b:b + 1, :L], alone_order)
         torch.testing.assert_close(alone[0], logits[b, :L], rtol=0, atol=1e-5)
-        loss_alone = F.cross_entropy(alone[0][alone_pred[0]], tokens[b, :L][alone_pred[0]])
+        picked = alone_pred[0]
+        loss_alone = F.cross_entropy(alone[0][picked], tokens[b, :L][picked])
         loss_batch = F.cross_entropy(logits[b][predict[b]], tokens[b][predict[b]])
         torch.testing.assert_close(loss_alone, loss_batch, rtol=0, atol=1e-5)
 

@@ -50,10 +50,15 @@ def test_input_is_token_plus_position_plus_segment():
     # The MLM head is tied: its scores come from the token embedding itself.
     mlm, nsp = model(tokens, mask, segments)
     head = model.head
+    expected = expected.detach()
     h = head.norm(F.gelu(head.transform(expected)))
     torch.testing.assert_close(mlm, h @ embed.tokens.weight.T + head.out_bias)
     assert not any(p.shape == (V, 16) for n, p in model.named_parameters()
                    if not n.startswith("body.embed.tokens"))
+    # Tied in training too: a word absent from the input gets gradient through the
+    # output layer alone.
+    mlm[0, 1, 20].backward()
+    assert embed.tokens.weight.grad[20].abs().sum() > 0
     # NSP reads [CLS] only (through the pooler): without layers, another token at
     # position 1 leaves it, another first token moves it.
     other = tokens.clone()

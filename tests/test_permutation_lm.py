@@ -48,6 +48,19 @@ def test_no_query_stream_position_sees_its_own_token(residual):
         assert (h2[0, i] - h[0, i]).abs().max() > 1e-4
 
 
+def test_streams_start_from_token_and_position_and_from_w_and_position():
+    # No layers and post-LN: the streams leave the encoder as they entered it.
+    model = _model(residual="post", n_layers=0)
+    tokens = torch.tensor([[5, 6, 7, 8]])
+    mask = torch.ones(1, 4, dtype=torch.bool)
+    h, g = model.streams(tokens, mask, torch.tensor([[2, 0, 3, 1]]))
+    embed = model.body.embed
+    positions = embed.positions.embedding.weight[:4]
+    torch.testing.assert_close(h[0], embed.tokens.weight[tokens[0]] * embed.scale
+                               + positions)
+    torch.testing.assert_close(g[0], model.query_start + positions)
+
+
 def test_identity_order_content_stream_is_the_causal_lm_and_query_sees_only_the_past():
     # Shared weights: the permutation LM's body loaded into a causal LM.
     plm = _model(1)

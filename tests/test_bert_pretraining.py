@@ -176,3 +176,20 @@ def test_both_losses_fall_on_a_tiny_corpus():
     after = pretraining_metrics(model, loader, step)
     assert after["mlm_loss"] < 0.8 * before["mlm_loss"]
     assert after["nsp_loss"] < before["nsp_loss"] - 0.05
+
+
+def test_every_objectives_body_loads_into_a_te_classifier():
+    # The chapter fine-tunes each pretrained body: the three objectives and MaskedLM
+    # share TokenEncoder's parameter names, so a TE classifier of the same sizes takes
+    # any of them as it is.
+    from lamalib.models.causal_lm import CausalLM
+    from lamalib.models.permutation_lm import PermutationLM
+    from lamalib.models.te import TEClassifier
+
+    te = TEClassifier(V, 2, d_model=16, n_heads=2, d_ff=32, n_layers=2, dropout=0.0,
+                      residual="pre", positional="learned", max_positions=32)
+    for cls in (CausalLM, PermutationLM, BertPretraining):
+        torch.manual_seed(5)
+        body = cls(V, **SIZES).body.state_dict()
+        te.body.load_state_dict(body)  # strict: every name and shape matches
+        assert torch.equal(te.body.embed.tokens.weight, body["embed.tokens.weight"])

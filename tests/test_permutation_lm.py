@@ -171,3 +171,18 @@ def test_permutation_lm_loss_falls_on_a_tiny_repeated_corpus():
     losses = history.column("train_loss")
     assert losses[-1] < 0.7 * losses[0]
     assert model.query_start.grad is not None
+
+
+def test_step_state_resumes_the_same_training_orders():
+    model = _model(8).train()
+    tokens = torch.randint(3, V, (2, 7), generator=torch.Generator().manual_seed(8))
+    batch = Batch(tokens, torch.ones(2, 7, dtype=torch.bool),
+                  torch.zeros(2, dtype=torch.long), torch.arange(2))
+    step = PermutationLMStep(k=2, seed=9)
+    step(model, batch)
+    saved = step.state_dict()
+    expected = step(model, batch).loss
+    resumed = PermutationLMStep(k=2, seed=9)
+    resumed.load_state_dict(saved)
+    torch.testing.assert_close(resumed(model, batch).loss, expected)
+    assert not torch.equal(step(model, batch).loss, expected)  # fresh orders each call

@@ -67,8 +67,9 @@ class SegmentBatches(BucketBatches):
     def __init__(self, ids: Sequence[Sequence[int]], segments: Sequence[Sequence[int]],
                  labels: Sequence[int], batch_size: int = 32, shuffle: bool = True,
                  seed: int = 0, bucket: bool = True, pad_id: int = 0) -> None:
-        if any(len(a) != len(s) for a, s in zip(ids, segments)) or len(ids) != len(
-                segments):
+        mismatched = len(ids) != len(segments) or any(
+            len(a) != len(s) for a, s in zip(ids, segments))
+        if mismatched:
             raise ValueError("every id sequence needs one segment id per token")
         super().__init__(ids, labels, batch_size, shuffle, seed, bucket, pad_id)
         self.segments = [list(s) for s in segments]

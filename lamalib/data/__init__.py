@@ -7,6 +7,8 @@ from lamalib.data.batching import Batch, BucketBatches, make_loader, pad_sequenc
 from lamalib.data.dataset import TextDataset
 from lamalib.data.fetch import DownloadError, data_dir, download
 from lamalib.data.datasets.embedded import gensim_datapath
+from lamalib.data.nsp_batching import (SegmentBatch, SegmentBatches, make_nsp_loader,
+                                       with_pair_tokens)
 from lamalib.data.pair_batching import PairBatch, PairBatches, make_pair_loader
 from lamalib.data.pair_dataset import PairDataset
 from lamalib.data.registry import (available_datasets, available_documents, load_corpus,
@@ -23,6 +25,8 @@ __all__ = [
     "PairBatch",
     "PairBatches",
     "PairDataset",
+    "SegmentBatch",
+    "SegmentBatches",
     "Splits",
     "TextDataset",
     "Vocab",
@@ -38,8 +42,10 @@ __all__ = [
     "load_splits",
     "load_table",
     "make_loader",
+    "make_nsp_loader",
     "make_pair_loader",
     "pad_sequences",
     "stratified_split",
     "tokenize",
+    "with_pair_tokens",
 ]

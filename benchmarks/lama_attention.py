@@ -3,8 +3,9 @@ self-attention and SAN's attention as the length T grows (chapter "LAMA").
 
 Contenders, all on word annotations of width D (100 = 2h for the paper's h = 50) and
 measured in one run, timed in turns (``lamalib.analysis.timing.compare_seconds``; on
-a single-threaded CPU run the clock is the thread's CPU time, which other processes on
-a busy machine do not inflate; wall-clock time elsewhere),
+the CPU it runs on one thread with glibc's malloc thresholds fixed and the clock is the
+thread's CPU time, which other processes on a busy machine do not inflate
+(``quiet_cpu``); wall-clock time elsewhere),
 memory counted by ``lamalib.analysis.complexity.peak_memory_bytes`` (on the CPU: the
 tensor storages PyTorch creates, gradients included; a fused kernel's private scratch
 space is not seen):
@@ -14,25 +15,33 @@ space is not seen):
 * ``mha weights``: MultiHeadAttention keeping its (B, H, T, T) weights, O(T^2 D);
 * ``sdpa``: the same module's fused path, ``F.scaled_dot_product_attention``;
 * ``san``: the attention module of the ``san`` model (Lin et al.'s r hops, d_a),
-  O(T r d_a), a pooling like LAMA's.
+  O(T r d_a), a pooling like LAMA's;
+* ``sdpa pool``: the like-for-like linear alternative to LAMA's attention, m learned
+  queries pooling through ``F.scaled_dot_product_attention``: keys ``tanh(W_w h_t +
+  b_w)`` (LAMA's eq. (1) projection), values ``h_t``, the output ``(B, m, D)`` as
+  LAMA's, O(T m D). What it leaves out is LAMA's per-document context (with rank 1,
+  head i's query is ``(P_i^T c) Q_i``, a learned vector scaled by the context), the
+  tanh and the l2 step across the heads.
 
 Writes ``results/benchmark__lama_attention.json`` with the rows, the ratios of each
 contender to LAMA at every T and the log-log slopes of time and memory against T.
 
-    OMP_NUM_THREADS=1 nice python benchmarks/lama_attention.py [--lengths 64 ... 4096]
+    OMP_NUM_THREADS=1 python benchmarks/lama_attention.py [--lengths 64 ... 4096]
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 from functools import partial
 
 import torch
+import torch.nn.functional as F
+from torch import nn
 
 from lamalib.analysis.complexity import loglog_slope, peak_memory_bytes
-from lamalib.analysis.timing import compare_seconds, save_benchmark
+from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
 from lamalib.models import build_model
+from lamalib.provenance import hardware
 from lamalib.nn.self_attention.multihead import MultiHeadAttention
 from lamalib.runtime import get_device, seed_everything
 
@@ -50,14 +59,22 @@ def contenders(d: int, heads: int, d_a: int, device) -> dict:
     lama = build_model("lama_ctx", **size, heads=heads).attention.to(device)
     san = build_model("san", **size, d_a=d_a, hops=heads).attention.to(device)
     mha = MultiHeadAttention(d, heads).to(device)
+    keys = nn.Linear(d, d).to(device)  # W_w, b_w of LAMA's eq. (1)
+    queries = nn.Parameter(torch.randn(heads, d, device=device) * d ** -0.5)  # (m, D)
 
     def with_mask(module, x):  # every token real: the mask LAMA and SAN take
         return module(x, torch.ones(x.shape[:2], dtype=torch.bool, device=x.device))
 
+    def sdpa_pool(x, mask):  # (B, T, D), (B, T) -> (B, m, D)
+        q = queries.expand(x.shape[0], -1, -1)  # (B, m, D)
+        return F.scaled_dot_product_attention(q, torch.tanh(keys(x)), x,
+                                              attn_mask=mask[:, None, :])
+
     return {"lama": partial(with_mask, lama),
             "mha weights": lambda x: mha(x, x, x, need_weights=True),
             "sdpa": lambda x: mha(x, x, x),
-            "san": partial(with_mask, san)}
+            "san": partial(with_mask, san),
+            "sdpa pool": partial(with_mask, sdpa_pool)}
 
 
 def measure(lengths, d, heads, d_a, batch, repeats, device, clock) -> list[dict]:
@@ -92,8 +109,7 @@ def main() -> None:
 
     seed_everything(0)
     device = get_device()
-    cpu_one_thread = device.type == "cpu" and torch.get_num_threads() == 1
-    clock = time.thread_time if cpu_one_thread else time.perf_counter
+    malloc, clock = quiet_cpu(device)  # one thread, steady malloc, thread CPU time
     rows = measure(args.lengths, args.d, args.heads, args.d_a, args.batch,
                    args.repeats, device, clock)
     by = {(r["layer"], r["n"]): r for r in rows}
@@ -114,12 +130,14 @@ def main() -> None:
     for name, s in slopes.items():
         print(f"{name:12s} log-log slope: " + ", ".join(
             f"{k} {v:.2f}" for k, v in s.items()))
+    print(f"{hardware()['name']}, {torch.get_num_threads()} thread(s), clock "
+          f"{clock.__name__}: each layer's time (memory) over LAMA's")
     for T, r in ratios.items():
-        print(f"T={T}: " + ", ".join(f"{k} {v:.1f}" for k, v in r.items()))
+        print(f"T={T}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()))
     out = save_benchmark(args.out, "lama_attention",
                          vars(args) | {"device": str(device),
                                        "threads": torch.get_num_threads(),
-                                       "clock": clock.__name__},
+                                       "clock": clock.__name__, "malloc": malloc},
                          {"rows": rows, "ratios": ratios, "loglog_slopes": slopes})
     print(f"wrote {out}")
 

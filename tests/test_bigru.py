@@ -3,6 +3,7 @@ runs."""
 
 import pytest
 import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from lamalib.nn.recurrent.bigru import BiGRU
 from lamalib.nn.recurrent.cells import Recurrent
@@ -47,6 +48,25 @@ def test_no_mask_equals_full_mask():
     encoder = BiGRU(5, 4, num_layers=2)
     full = torch.ones(4, 6, dtype=torch.bool)
     torch.testing.assert_close(encoder(x), encoder(x, full), **TOL)
+
+
+def test_full_mask_skips_packing_with_the_same_outputs_and_gradients():
+    # A batch without padding runs nn.GRU unpacked (fast on the CPU): the same function
+    # as the packed run, in float64, outputs and gradients alike.
+    torch.manual_seed(4)
+    x = torch.randn(3, 7, 5, dtype=torch.float64, requires_grad=True)
+    encoder = BiGRU(5, 4, num_layers=2).double()
+    full = torch.ones(3, 7, dtype=torch.bool)
+    packed = pack_padded_sequence(x, torch.full((3,), 7), batch_first=True)
+    reference = pad_packed_sequence(encoder.gru(packed)[0], batch_first=True)[0]
+    weights = torch.randn_like(reference)
+    params = [x, *encoder.parameters()]
+    want = torch.autograd.grad((reference * weights).sum(), params)
+    out = encoder(x, full)
+    got = torch.autograd.grad((out * weights).sum(), params)
+    torch.testing.assert_close(out, reference, atol=1e-12, rtol=0)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, atol=1e-12, rtol=0)
 
 
 def test_empty_row_gives_zeros_and_left_padding_is_refused():

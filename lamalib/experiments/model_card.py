@@ -10,6 +10,14 @@ from pathlib import Path
 MAX_ROWS = 20  # loss-curve rows in the card (evenly spaced, the last one always)
 
 
+def duration(seconds: float) -> str:
+    """``"2 h 05 min"``, ``"7 min"`` or ``"40 s"``."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
 def _curve_rows(history: list[dict]) -> list[dict]:
     if len(history) <= MAX_ROWS:
         return history
@@ -74,8 +82,8 @@ embedding: {result['params']:,} parameters, stored in {weights.get('dtype', '?')
 
 {result['steps']:,} AdamW updates of {c['batch_size']} segments (peak learning rate
 {c['lr']:g}, {c['warmup']:.0%} warm-up, then `{c['schedule']}`, weight decay
-{c['weight_decay']}), {result['tokens_seen']:,} tokens seen, {result['seconds'] / 3600:.2f} h
-on {hw['device']} ({hw['name']}, {hw['threads']} thread(s)), torch {hw['torch']},
+{c['weight_decay']}), {result['tokens_seen']:,} tokens seen, {duration(result['seconds'])}
+of training on {hw['device']} ({hw['name']}, {hw['threads']} thread(s)), torch {hw['torch']},
 lamalib commit `{result['git_commit']}`. The weights kept are those of update
 {m['kept_step']} (best validation accuracy).
 

@@ -28,6 +28,7 @@ from lamalib.data.datasets.pretraining import PRETRAINING_CORPORA, pretraining_t
 from lamalib.data.fetch import DownloadError, sha256sum
 from lamalib.data.segments import StepBatches, pack_segments, segment_batch
 from lamalib.data.subword import SubwordTokenizer, train_subword_tokenizer
+from lamalib.experiments.model_card import duration, write_model_card
 from lamalib.experiments.options import UsageError
 from lamalib.experiments.results import run_lock
 from lamalib.models.mlm import MaskedLM, MaskedLMStep
@@ -189,13 +190,8 @@ class _FirstSteps:
         per_step = seconds / self.n
         left = self.batches.steps - step
         print(f"first updates: {per_step:.2f} s per update, {tokens / seconds:,.0f} "
-              f"tokens/s; {left} updates left, about {_duration(left * per_step)} "
+              f"tokens/s; {left} updates left, about {duration(left * per_step)} "
               "(without the validation scoring)", flush=True)
-
-
-def _duration(seconds: float) -> str:
-    minutes = round(seconds / 60)
-    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
 
 def _reporter(batches: StepBatches, lengths: torch.Tensor):
@@ -209,7 +205,7 @@ def _reporter(batches: StepBatches, lengths: torch.Tensor):
         print(f"update {steps[-1]}/{batches.steps}: train loss {r['train_loss']:.3f}, "
               f"valid loss {r['valid_loss']:.3f}, valid accuracy "
               f"{r['valid_accuracy']:.3f}; {tokens / r['seconds']:,.0f} tokens/s, "
-              f"{per_step:.2f} s per update; {_duration(left * per_step)} left",
+              f"{per_step:.2f} s per update; {duration(left * per_step)} left",
               flush=True)
     return report
 
@@ -260,11 +256,13 @@ def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     wall = time.perf_counter()
     checkpoints = Path(checkpoints)
-    _check_same_run(checkpoints, config)
     try:
         train_docs, valid_docs = pretraining_texts(config.corpus, config.valid_one_in)
     except DownloadError as error:
-        raise UsageError(f"--corpus {config.corpus}: {error}") from None
+        words = " ".join(str(error).split())  # one line
+        raise UsageError(f"--corpus {config.corpus}: {words} For pretraining "
+                         "offline, --corpus lee is embedded.") from None
+    _check_same_run(checkpoints, config)  # nothing is written before the data is in
     tokenizer = _tokenizer(config, checkpoints, train_docs, tokenizer_file)
     pack = dict(length=config.max_len, cls_id=tokenizer.cls_id,
                 sep_id=tokenizer.sep_id, pad_id=tokenizer.pad_id)
@@ -324,8 +322,6 @@ def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
         "command": reproduce_command(argv),
     }
     if out is not None:
-        from lamalib.experiments.model_card import write_model_card
-
         files = save_encoder(model, tokenizer, out, extra={
             "corpus": config.corpus, "steps": result["steps"],
             "tokens_seen": result["tokens_seen"]})
@@ -357,7 +353,15 @@ def add_pretrain_command(sub, common) -> None:
     p = sub.add_parser(
         "pretrain", parents=[common],
         help="pretrain the course's BERT-style encoder with the masked LM (resumable)",
-        description=__doc__)
+        description="Pretrain the course's small BERT-style encoder with the masked LM "
+                    "(80/10/10, dynamic masks) on a corpus, for --steps updates. A "
+                    "checkpoint is written every --eval-every updates in "
+                    "CHECKPOINTS/pretrain__course_encoder_<corpus>/; the same command, "
+                    "interrupted anywhere, resumes from the last one with the same "
+                    "batches and masks. The full profile (LAMALIB_PROFILE=full) trains "
+                    "the course's size (4 layers, width 256, 4 heads, 8,000 WordPieces, "
+                    "segments of 128); the quick one a tiny model on the embedded Lee "
+                    "corpus, in seconds.")
     p.add_argument("--corpus", help=f"one of {', '.join(sorted(PRETRAINING_CORPORA))} "
                                     f"(default: {q.corpus} in the quick profile, "
                                     f"{f.corpus} in the full one)")

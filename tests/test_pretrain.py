@@ -24,8 +24,7 @@ TINY = {**QUICK, "vocab_size": 300, "d_model": 32, "d_ff": 64, "max_len": 32,
 def test_pack_segments_by_hand():
     seg = pack_segments([[5, 6, 7], [], [8]], length=5, cls_id=2, sep_id=3)
     # stream 5 6 7 [SEP] 8 [SEP], windows of 3, each [CLS] .. [SEP], last padded
-    assert seg.tolist() == [[2, 5, 6, 7, 3], [2, 3, 8, 3, 3], [0] * 5][:2] or \
-        seg.tolist() == [[2, 5, 6, 7, 3], [2, 3, 8, 3, 3]]
+    assert seg.tolist() == [[2, 5, 6, 7, 3], [2, 3, 8, 3, 3]]
     seg = pack_segments([[5, 6, 7, 8]], length=5, cls_id=2, sep_id=3)
     assert seg.tolist() == [[2, 5, 6, 7, 3], [2, 8, 3, 3, 0]]
 
@@ -89,18 +88,37 @@ def test_export_load_round_trip_and_results(tmp_path):
     assert encoder_attention(model, tok, long)[1].shape[-1] == TINY["max_len"]
 
 
-def test_float16_export_keeps_the_logits(tmp_path):
-    """A trained model and its float16 export predict alike."""
-    _run(tmp_path, "h", steps=4)
-    model, tok = load_course_encoder(tmp_path / "h" / "out")
+def test_float16_export_keeps_the_trained_logits(tmp_path):
+    """A model trained a little, exported in float16 and loaded back, predicts as the
+    float32 model did, within float16 rounding."""
+    from lamalib.data.datasets.pretraining import pretraining_texts
+    from lamalib.data.segments import segment_batch
+    from lamalib.models.pretrained import save_encoder
+
+    docs, _ = pretraining_texts("lee", 20)
+    tok = train_subword_tokenizer(docs[:60], vocab_size=300)
+    segments = pack_segments(tok.encode_batch(docs[:60]), 32, tok.cls_id, tok.sep_id)
+    torch.manual_seed(0)
+    model = MaskedLM(len(tok), d_model=32, n_heads=2, n_layers=2, d_ff=64, max_len=32,
+                     dropout=0.0)
     step = MaskedLMStep(tok.mask_id, len(tok), tok.special_ids)
-    del step
-    ids = torch.tensor([tok.encode("police said the fire was burning", add_cls=True)])
-    mask = torch.ones_like(ids, dtype=torch.bool)
+    optimizer = torch.optim.AdamW(model.parameters(), 3e-3)
+    for i in range(20):
+        loss = step(model, segment_batch(segments, torch.arange(8 * i, 8 * i + 8))).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    save_encoder(model, tok, tmp_path / "enc")
+    loaded, tok2 = load_course_encoder(tmp_path / "enc")
+    assert tok2.itos == tok.itos
+    batch = segment_batch(segments, torch.arange(200, 216))
     with torch.no_grad():
-        half = model.half().float()(ids, mask)
-        model2, _ = load_course_encoder(tmp_path / "h" / "out")
-        assert torch.allclose(model2(ids, mask), half, atol=1e-4)
+        before = model(batch.tokens, batch.mask)  # (B, T, V)
+        after = loaded(batch.tokens, batch.mask)
+    assert torch.allclose(before, after, rtol=1e-2, atol=2e-2)
+    agree = (before.argmax(-1) == after.argmax(-1)).float().mean()
+    assert agree > 0.98
 
 
 def test_checksum_mismatch_and_missing_files_are_refused(tmp_path):
@@ -166,3 +184,20 @@ def test_command_errors_are_one_line(tmp_path, args, words):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and words in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_full_size_fits_15_mb_in_float16():
+    config = PretrainConfig()
+    model = MaskedLM(config.vocab_size, **config.model_options())
+    assert 2 * sum(p.numel() for p in model.parameters()) <= 15e6
+
+
+def test_the_shipped_encoder_loads_or_says_how_to_make_it():
+    from lamalib.models.pretrained import COURSE_ENCODER_DIR
+
+    if (COURSE_ENCODER_DIR / "model.safetensors").exists():
+        model, tok = load_course_encoder()  # checksums verified
+        assert not model.training and tok.mask_id == 4
+    else:
+        with pytest.raises(EncoderUnavailable, match="lamalib.experiments pretrain"):
+            load_course_encoder()

@@ -54,7 +54,9 @@ class PretrainConfig:
     d_model: int = 256  # D
     n_heads: int = 4  # H
     d_ff: int = 1024  # 4 D
-    dropout: float = 0.1  # as BERT
+    # About one pass over the data leaves nothing to overfit, and dropout slows
+    # learning: none (as Geiping & Goldstein's "Cramming" BERT); fine-tuning may add it.
+    dropout: float = 0.0
     max_len: int = 128  # segment length in subword tokens, [CLS] and [SEP] included
     select_prob: float = 0.15  # share of tokens predicted; 80/10/10 mask/random/keep
     steps: int = 4000  # optimiser updates; the learning-rate schedule spans them

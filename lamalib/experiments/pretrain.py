@@ -142,6 +142,30 @@ def _tokenizer(config: PretrainConfig, checkpoints: Path, train_docs: list[str],
     return tokenizer
 
 
+def _segments(config: PretrainConfig, tokenizer: SubwordTokenizer,
+              train_docs: list[str], valid_docs: list[str],
+              cache: Path) -> tuple[torch.Tensor, torch.Tensor]:
+    """The packed training and validation segments ``(N, T)``, ``(N', T)``; kept in
+    the checkpoint folder, since encoding 50k reviews takes a minute on one core and a
+    resumed run needs the very same ones."""
+    key = sha256sum(cache.parent / "tokenizer.json")
+    if cache.exists():
+        saved = torch.load(cache, map_location="cpu", weights_only=True)
+        if saved.get("tokenizer_sha256") == key:
+            return saved["train"].long(), saved["valid"].long()
+    pack = dict(length=config.max_len, cls_id=tokenizer.cls_id,
+                sep_id=tokenizer.sep_id, pad_id=tokenizer.pad_id)
+    segments = pack_segments(tokenizer.encode_batch(train_docs), **pack)  # (N, T)
+    valid = pack_segments(tokenizer.encode_batch(valid_docs), **pack)
+    valid = valid[:config.valid_segments]  # (N', T)
+    small = torch.int16 if len(tokenizer) <= torch.iinfo(torch.int16).max else torch.int32
+    tmp = cache.with_suffix(".tmp")
+    torch.save({"tokenizer_sha256": key, "train": segments.to(small),
+                "valid": valid.to(small)}, tmp)
+    tmp.replace(cache)  # atomic: an interrupted write leaves no half file
+    return segments, valid
+
+
 def _plain(config: PretrainConfig) -> dict:
     return json.loads(json.dumps(asdict(config)))  # tuples as lists, as JSON reads
 
@@ -266,11 +290,8 @@ def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
                          "offline, --corpus lee is embedded.") from None
     _check_same_run(checkpoints, config)  # nothing is written before the data is in
     tokenizer = _tokenizer(config, checkpoints, train_docs, tokenizer_file)
-    pack = dict(length=config.max_len, cls_id=tokenizer.cls_id,
-                sep_id=tokenizer.sep_id, pad_id=tokenizer.pad_id)
-    segments = pack_segments(tokenizer.encode_batch(train_docs), **pack)  # (N, T)
-    valid = pack_segments(tokenizer.encode_batch(valid_docs), **pack)
-    valid = valid[:config.valid_segments]  # (N', T)
+    segments, valid = _segments(config, tokenizer, train_docs, valid_docs,
+                                checkpoints / "segments.pt")  # (N, T), (N', T)
     batches = StepBatches(segments, config.batch_size, config.steps, config.eval_every,
                           config.seed, tokenizer.pad_id)
     valid_batches = [segment_batch(valid, torch.arange(i, min(i + 64, len(valid))))

@@ -73,7 +73,8 @@ def test_export_load_round_trip_and_results(tmp_path):
     # the same weights in float32, logits within float16 rounding
     state = load_file(str(out / "model.safetensors"))
     assert all(v.dtype == torch.float16 for v in state.values())
-    fresh = MaskedLM(len(tok), **json.loads((out / "config.json").read_text())["config"])
+    sizes = json.loads((out / "config.json").read_text())["config"]
+    fresh = MaskedLM(len(tok), **sizes)
     fresh.load_state_dict({k: v.float() for k, v in state.items()})
     ids = torch.tensor([tok.encode("the minister said on tuesday", add_cls=True)])
     mask = torch.ones_like(ids, dtype=torch.bool)

@@ -15,7 +15,9 @@ def duration(seconds: float) -> str:
     if seconds < 60:
         return f"{seconds:.0f} s"
     minutes = round(seconds / 60)
-    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def _curve_rows(history: list[dict]) -> list[dict]:
@@ -82,9 +84,9 @@ embedding: {result['params']:,} parameters, stored in {weights.get('dtype', '?')
 
 {result['steps']:,} AdamW updates of {c['batch_size']} segments (peak learning rate
 {c['lr']:g}, {c['warmup']:.0%} warm-up, then `{c['schedule']}`, weight decay
-{c['weight_decay']}), {result['tokens_seen']:,} tokens seen, {duration(result['seconds'])}
-of training on {hw['device']} ({hw['name']}, {hw['threads']} thread(s)), torch {hw['torch']},
-lamalib commit `{result['git_commit']}`. The weights kept are those of update
+{c['weight_decay']}), {result['tokens_seen']:,} tokens seen,
+{duration(result['seconds'])} of training on {hw['device']} ({hw['name']},
+{hw['threads']} thread(s)), torch {hw['torch']}, lamalib commit `{result['git_commit']}`. The weights kept are those of update
 {m['kept_step']} (best validation accuracy).
 
 | update | train loss | valid loss | valid accuracy |

@@ -114,8 +114,8 @@ def _tokenizer(config: PretrainConfig, checkpoints: Path, train_docs: list[str],
     kept = checkpoints / "tokenizer.json"
     if given is not None:
         if not Path(given).is_file():
-            raise UsageError(f"--tokenizer {given}: no such file (give a tokenizer.json "
-                             "written by an earlier pretrain run)")
+            raise UsageError(f"--tokenizer {given}: no such file (give a "
+                             "tokenizer.json written by an earlier pretrain run)")
         try:
             tokenizer = SubwordTokenizer.from_file(given)
         except Exception as error:  # not JSON, not a tokenizer, wrong specials
@@ -158,7 +158,8 @@ def _segments(config: PretrainConfig, tokenizer: SubwordTokenizer,
     segments = pack_segments(tokenizer.encode_batch(train_docs), **pack)  # (N, T)
     valid = pack_segments(tokenizer.encode_batch(valid_docs), **pack)
     valid = valid[:config.valid_segments]  # (N', T)
-    small = torch.int16 if len(tokenizer) <= torch.iinfo(torch.int16).max else torch.int32
+    fits = len(tokenizer) <= torch.iinfo(torch.int16).max
+    small = torch.int16 if fits else torch.int32
     tmp = cache.with_suffix(".tmp")
     torch.save({"tokenizer_sha256": key, "train": segments.to(small),
                 "valid": valid.to(small)}, tmp)
@@ -178,11 +179,12 @@ def _check_same_run(folder: Path, config: PretrainConfig) -> None:
         saved_file.write_text(json.dumps(_plain(config), indent=1) + "\n")
         return
     saved, now = json.loads(saved_file.read_text()), _plain(config)
-    changed = [f"{k} {saved.get(k)!r} -> {now[k]!r}" for k in now if saved.get(k) != now[k]]
+    changed = [f"{k} {saved.get(k)!r} -> {now[k]!r}" for k in now
+               if saved.get(k) != now[k]]
     if changed:
         raise UsageError(
-            f"--checkpoints: {portable_path(folder)} holds an unfinished run with other "
-            f"settings ({'; '.join(changed)}); rerun it with its settings to resume, "
+            f"--checkpoints: {portable_path(folder)} holds an unfinished run with "
+            f"other settings ({'; '.join(changed)}); rerun it with its settings to resume, "
             "or pass another --checkpoints folder (or delete that one) to start anew")
 
 
@@ -382,8 +384,8 @@ def add_pretrain_command(sub, common) -> None:
                     "CHECKPOINTS/pretrain__course_encoder_<corpus>/; the same command, "
                     "interrupted anywhere, resumes from the last one with the same "
                     "batches and masks. The full profile (LAMALIB_PROFILE=full) trains "
-                    "the course's size (4 layers, width 256, 4 heads, 8,000 WordPieces, "
-                    "segments of 128); the quick one a tiny model on the embedded Lee "
+                    "the course's size (4 layers, width 256, 4 heads, 8,000 "
+                    "WordPieces, segments of 128); the quick one a tiny model on the embedded Lee "
                     "corpus, in seconds.")
     p.add_argument("--corpus", help=f"one of {', '.join(sorted(PRETRAINING_CORPORA))} "
                                     f"(default: {q.corpus} in the quick profile, "

@@ -23,7 +23,8 @@ from lamalib.data.subword import SubwordTokenizer
 from lamalib.models.mlm import MaskedLM
 from lamalib.nn.self_attention.collect import collect_attention
 
-COURSE_ENCODER_DIR = Path(__file__).resolve().parents[1] / "pretrained" / "course_encoder"
+COURSE_ENCODER_DIR = (Path(__file__).resolve().parents[1] / "pretrained"
+                      / "course_encoder")
 WEIGHTS, TOKENIZER, CONFIG = "model.safetensors", "tokenizer.json", "config.json"
 MAKE_IT = ("LAMALIB_PROFILE=full python -m lamalib.experiments pretrain --corpus imdb "
            "--out lamalib/pretrained/course_encoder (see its MODEL_CARD.md for the "
@@ -65,7 +66,8 @@ def save_encoder(model: MaskedLM, tokenizer: SubwordTokenizer, folder: str | Pat
     config = {"model": "MaskedLM", "vocab_size": len(tokenizer),
               "config": asdict(model.config), "dtype": str(dtype).replace("torch.", ""),
               "params": sum(p.numel() for p in model.parameters()),
-              "sha256": {name: sha256sum(folder / name) for name in (WEIGHTS, TOKENIZER)},
+              "sha256": {name: sha256sum(folder / name)
+                         for name in (WEIGHTS, TOKENIZER)},
               **(extra or {})}
     (folder / CONFIG).write_text(json.dumps(config, indent=1) + "\n")
     return config
@@ -111,6 +113,9 @@ def load_course_encoder(folder: str | Path | None = None,
     model.load_state_dict({k: v.float() if v.is_floating_point() else v
                            for k, v in state.items()})
     tokenizer = SubwordTokenizer.from_file(folder / TOKENIZER)
+    if len(tokenizer) != config["vocab_size"]:
+        raise ChecksumMismatch(f"{folder.name}/{TOKENIZER} has {len(tokenizer)} tokens, "
+                               f"the model {config['vocab_size']}: files of two runs")
     return PretrainedEncoder(model.to(device).eval(), tokenizer)
 
 

@@ -86,8 +86,9 @@ embedding: {result['params']:,} parameters, stored in {weights.get('dtype', '?')
 {c['lr']:g}, {c['warmup']:.0%} warm-up, then `{c['schedule']}`, weight decay
 {c['weight_decay']}), {result['tokens_seen']:,} tokens seen,
 {duration(result['seconds'])} of training on {hw['device']} ({hw['name']},
-{hw['threads']} thread(s)), torch {hw['torch']}, lamalib commit `{result['git_commit']}`. The weights kept are those of update
-{m['kept_step']} (best validation accuracy).
+{hw['threads']} thread(s)), torch {hw['torch']}, lamalib commit
+`{result['git_commit']}`. The weights kept are those of update {m['kept_step']} (best
+validation accuracy).
 
 | update | train loss | valid loss | valid accuracy |
 |---:|---:|---:|---:|

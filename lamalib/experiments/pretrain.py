@@ -184,8 +184,8 @@ def _check_same_run(folder: Path, config: PretrainConfig) -> None:
     if changed:
         raise UsageError(
             f"--checkpoints: {portable_path(folder)} holds an unfinished run with "
-            f"other settings ({'; '.join(changed)}); rerun it with its settings to resume, "
-            "or pass another --checkpoints folder (or delete that one) to start anew")
+            f"other settings ({'; '.join(changed)}); rerun it with its settings to "
+            "resume, or pass another --checkpoints folder (or delete that one) to start anew")
 
 
 class _FirstSteps:
@@ -385,8 +385,8 @@ def add_pretrain_command(sub, common) -> None:
                     "interrupted anywhere, resumes from the last one with the same "
                     "batches and masks. The full profile (LAMALIB_PROFILE=full) trains "
                     "the course's size (4 layers, width 256, 4 heads, 8,000 "
-                    "WordPieces, segments of 128); the quick one a tiny model on the embedded Lee "
-                    "corpus, in seconds.")
+                    "WordPieces, segments of 128); the quick one a tiny model on the "
+                    "embedded Lee corpus, in seconds.")
     p.add_argument("--corpus", help=f"one of {', '.join(sorted(PRETRAINING_CORPORA))} "
                                     f"(default: {q.corpus} in the quick profile, "
                                     f"{f.corpus} in the full one)")

@@ -185,7 +185,8 @@ def _check_same_run(folder: Path, config: PretrainConfig) -> None:
         raise UsageError(
             f"--checkpoints: {portable_path(folder)} holds an unfinished run with "
             f"other settings ({'; '.join(changed)}); rerun it with its settings to "
-            "resume, or pass another --checkpoints folder (or delete that one) to start anew")
+            "resume, or pass another --checkpoints folder (or delete that one) to "
+            "start anew")
 
 
 class _FirstSteps:

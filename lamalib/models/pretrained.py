@@ -114,9 +114,9 @@ def load_course_encoder(folder: str | Path | None = None,
                            for k, v in state.items()})
     tokenizer = SubwordTokenizer.from_file(folder / TOKENIZER)
     if len(tokenizer) != config["vocab_size"]:
-        raise ChecksumMismatch(f"{folder.name}/{TOKENIZER} has {len(tokenizer)} "
-                               f"tokens, the model {config['vocab_size']}: files of two "
-                               "runs")
+        raise ChecksumMismatch(
+            f"{folder.name}/{TOKENIZER} has {len(tokenizer)} tokens, the model "
+            f"{config['vocab_size']}: files of two runs")
     return PretrainedEncoder(model.to(device).eval(), tokenizer)
 
 

@@ -40,13 +40,24 @@ def test_linear_warmup_and_constant_by_hand():
 def test_scheduler_gives_each_update_the_rate_of_its_step(name):
     param = torch.nn.Parameter(torch.zeros(1))
     optimizer = torch.optim.SGD([param], lr=0.3)
-    scheduler = build_scheduler(optimizer, name, warmup_steps=5)
+    scheduler = build_scheduler(optimizer, name, warmup_steps=5, total_steps=10)
     used = []
     for _ in range(12):  # the loop of fit: update, then step the schedule
         used.append(optimizer.param_groups[0]["lr"])
         optimizer.step()
         scheduler.step()
-    assert used == pytest.approx(learning_rates(name, 0.3, 5, 12))
+    assert used == pytest.approx(learning_rates(name, 0.3, 5, 12, total_steps=10))
+
+
+def test_decaying_schedules_by_hand():
+    # warm-up over 2 updates, peak at update 2, 0 at update 6 and after
+    assert learning_rates("warmup_linear_decay", 1.0, 2, 7, total_steps=6) == (
+        pytest.approx([0.5, 1.0, 0.75, 0.5, 0.25, 0.0, 0.0]))
+    assert learning_rates("warmup_cosine", 1.0, 2, 7, total_steps=6) == (
+        pytest.approx([0.5, 1.0, (1 + math.cos(math.pi / 4)) / 2, 0.5,
+                       (1 + math.cos(3 * math.pi / 4)) / 2, 0.0, 0.0]))
+    with pytest.raises(ValueError, match="total_steps"):
+        get_schedule("warmup_cosine", 10)
 
 
 def test_unknown_name_and_missing_warmup_are_refused():

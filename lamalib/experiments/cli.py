@@ -23,6 +23,7 @@ from lamalib.experiments.runner import CHECKPOINTS, run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
                                           run_name_fields)
+from lamalib.experiments.pretrain import add_pretrain_command
 from lamalib.experiments.spec import RunSpec
 
 SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
@@ -472,6 +473,7 @@ def parser() -> argparse.ArgumentParser:
                         "compress): `run --set embeddings=FILE` starts from them")
     v.set_defaults(func=cmd_vectors)
 
+    add_pretrain_command(sub, common)
     add_report_command(sub, common)
     add_model_commands(sub)
     add_models_command(sub)

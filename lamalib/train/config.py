@@ -29,3 +29,4 @@ class TrainConfig:
     progress: bool | None = None  # progress bars; None: lamalib.runtime.show_progress()
     schedule: str = "constant"  # lr schedule by name: lamalib.train.schedule.SCHEDULES
     warmup_steps: int = 0  # updates until the peak lr (needed by every non-constant)
+    total_steps: int | None = None  # where warmup_linear_decay / warmup_cosine reach 0

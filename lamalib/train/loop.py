@@ -129,7 +129,8 @@ def fit(
     model.to(device)
     seed_everything(config.seed)
     optimizer = build_optimizer(model.parameters(), config)
-    scheduler = build_scheduler(optimizer, config.schedule, config.warmup_steps)
+    scheduler = build_scheduler(optimizer, config.schedule, config.warmup_steps,
+                                config.total_steps)
     net = model  # what the steps call: the model, or its DDP wrapper
     if distributed.world_size() > 1:
         net = distributed.wrap(model, device)

@@ -1,0 +1,428 @@
+"""``python -m lamalib.experiments pretrain``: the course's small BERT-style encoder,
+pretrained with the masked LM on a real corpus, resumable (chapter "Pretraining").
+
+A WordPiece tokenizer is learnt on the training documents, the documents are packed
+into segments of ``max_len`` subword tokens, and a :class:`~lamalib.models.mlm.MaskedLM`
+is trained for a fixed number of updates with BERT's 80/10/10 masking, drawn afresh at
+every update (dynamic masking, as RoBERTa). ``lamalib.train.fit`` runs it, one of its
+epochs being ``eval_every`` updates; after each it scores the validation segments and
+writes a checkpoint, so the same command, interrupted anywhere, resumes from the last
+one with the same batches and masks. The end writes the weights, tokenizer and model
+card (``--out``) and a results file with the loss curve and provenance (``--results``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import torch
+
+from lamalib import runtime
+from lamalib.data.datasets.pretraining import PRETRAINING_CORPORA, pretraining_texts
+from lamalib.data.fetch import DownloadError, sha256sum
+from lamalib.data.segments import StepBatches, pack_segments, segment_batch
+from lamalib.data.subword import SubwordTokenizer, train_subword_tokenizer
+from lamalib.experiments.model_card import duration, write_model_card
+from lamalib.experiments.options import UsageError
+from lamalib.experiments.results import run_lock
+from lamalib.models.mlm import MaskedLM, MaskedLMStep
+from lamalib.models.pretrained import save_encoder
+from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
+                                portable_path, write_json_atomic)
+from lamalib.train import TrainConfig, fit
+
+
+@dataclass
+class PretrainConfig:
+    """Everything that makes a pretraining run; the full profile's defaults."""
+
+    corpus: str = "imdb"  # a name of PRETRAINING_CORPORA
+    valid_one_in: int = 100  # one document in this many is held out (by its hash)
+    valid_segments: int = 256  # held-out segments scored at every checkpoint
+    # WordPiece V. Half-precision weights must fit 15 MB: V x 256 embeddings (4.1 MB at
+    # 8,000) + 4 layers x 0.79M weights (6.3 MB) = 10.6 MB; V = 8,000 keeps 98% of
+    # IMDB's words whole or in 2 pieces and the output layer cheap on a CPU.
+    vocab_size: int = 8000
+    min_frequency: int = 2  # a WordPiece merge must be seen this often
+    n_layers: int = 4  # the encoder (BERT-base: 12 layers, width 768, 12 heads)
+    d_model: int = 256  # D
+    n_heads: int = 4  # H
+    d_ff: int = 1024  # 4 D
+    # About one pass over the data leaves nothing to overfit, and dropout slows
+    # learning: none (as Geiping & Goldstein's "Cramming" BERT); fine-tuning may add it.
+    dropout: float = 0.0
+    max_len: int = 128  # segment length in subword tokens, [CLS] and [SEP] included
+    select_prob: float = 0.15  # share of tokens predicted; 80/10/10 mask/random/keep
+    steps: int = 4000  # optimiser updates; the learning-rate schedule spans them
+    batch_size: int = 32  # segments per update (32 x 128 = 4,096 tokens)
+    lr: float = 5e-4  # peak learning rate (AdamW)
+    warmup: float = 0.06  # share of the updates that warm the rate up (RoBERTa: 6%)
+    schedule: str = "warmup_linear_decay"  # then down to 0 at the last update (BERT)
+    weight_decay: float = 0.01  # AdamW's decoupled decay (BERT)
+    betas: tuple[float, float] = (0.9, 0.98)  # beta2 0.98 steadies small batches
+    clip_grad: float = 1.0  # max gradient norm
+    eval_every: int = 100  # updates between checkpoints, validation scores, log lines
+    seed: int = 0  # weights, data order and masks (shifted by LAMALIB_SEED)
+
+    @property
+    def warmup_steps(self) -> int:
+        return max(1, round(self.warmup * self.steps))
+
+    def model_options(self) -> dict:
+        """The :class:`~lamalib.models.mlm.MLMConfig` fields of this run."""
+        return {k: getattr(self, k) for k in ("n_layers", "d_model", "n_heads", "d_ff",
+                                              "dropout", "max_len")}
+
+
+# The quick profile: the embedded Lee corpus and a tiny model, seconds on a CPU (the
+# tests run it).
+QUICK = dict(corpus="lee", valid_one_in=20, valid_segments=32, vocab_size=1000,
+             n_layers=2, d_model=64, n_heads=2, d_ff=128, max_len=64, steps=40,
+             batch_size=16, lr=1e-3, eval_every=10)
+
+
+def default_config(**overrides) -> PretrainConfig:
+    """The profile's configuration (``LAMALIB_PROFILE``), then ``overrides`` (None
+    values are ignored)."""
+    base = QUICK if runtime.profile() == "quick" else {}
+    return PretrainConfig(**{**base, **{k: v for k, v in overrides.items()
+                                        if v is not None}})
+
+
+def results_name(corpus: str) -> str:
+    """``pretrain__course_encoder.json`` (IMDB, the shipped encoder), else
+    ``pretrain__course_encoder_<corpus>.json``."""
+    return ("pretrain__course_encoder.json" if corpus == "imdb"
+            else f"pretrain__course_encoder_{corpus}.json")
+
+
+def _tokenizer(config: PretrainConfig, checkpoints: Path, train_docs: list[str],
+               given: Path | None) -> SubwordTokenizer:
+    """The run's tokenizer, kept in its checkpoint folder so a resumed run reads the
+    same ids: the folder's, else ``given``, else one learnt on ``train_docs``.
+
+    ``tokenizers``' WordPiece trainer breaks ties between equally frequent merges in
+    hash-map order, so two trainings on the same text can differ in a few pieces; a
+    run is repeated exactly by giving it the first run's ``tokenizer.json``.
+    """
+    kept = checkpoints / "tokenizer.json"
+    if given is not None:
+        if not Path(given).is_file():
+            raise UsageError(f"--tokenizer {given}: no such file (give a "
+                             "tokenizer.json written by an earlier pretrain run)")
+        try:
+            tokenizer = SubwordTokenizer.from_file(given)
+        except Exception as error:  # not JSON, not a tokenizer, wrong specials
+            raise UsageError(f"--tokenizer {given}: not a tokenizer of this course "
+                             f"({str(error).splitlines()[0]})") from None
+        if kept.exists() and sha256sum(kept) != sha256sum(given):
+            raise UsageError(f"--tokenizer {given}: the unfinished run in "
+                             f"{portable_path(checkpoints)} uses another tokenizer; "
+                             "resume it without --tokenizer, or pass another "
+                             "--checkpoints folder")
+        if len(tokenizer) != config.vocab_size:
+            raise UsageError(f"--tokenizer {given}: {len(tokenizer)} tokens, but this "
+                             f"run's vocabulary has {config.vocab_size}")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(given, kept)  # the very bytes: a resumption compares them
+        return tokenizer
+    elif kept.exists():  # a resumed run keeps its ids
+        return SubwordTokenizer.from_file(kept)
+    else:
+        tokenizer = train_subword_tokenizer(train_docs, config.vocab_size,
+                                            config.min_frequency,
+                                            length=len(train_docs))
+    tokenizer.save(kept)
+    return tokenizer
+
+
+def _segments(config: PretrainConfig, tokenizer: SubwordTokenizer,
+              train_docs: list[str], valid_docs: list[str],
+              cache: Path) -> tuple[torch.Tensor, torch.Tensor]:
+    """The packed training and validation segments ``(N, T)``, ``(N', T)``; kept in
+    the checkpoint folder, since encoding 50k reviews takes a minute on one core and a
+    resumed run needs the very same ones."""
+    key = sha256sum(cache.parent / "tokenizer.json")
+    if cache.exists():
+        saved = torch.load(cache, map_location="cpu", weights_only=True)
+        if saved.get("tokenizer_sha256") == key:
+            return saved["train"].long(), saved["valid"].long()
+    pack = dict(length=config.max_len, cls_id=tokenizer.cls_id,
+                sep_id=tokenizer.sep_id, pad_id=tokenizer.pad_id)
+    segments = pack_segments(tokenizer.encode_batch(train_docs), **pack)  # (N, T)
+    valid = pack_segments(tokenizer.encode_batch(valid_docs), **pack)
+    valid = valid[:config.valid_segments]  # (N', T)
+    fits = len(tokenizer) <= torch.iinfo(torch.int16).max
+    small = torch.int16 if fits else torch.int32
+    tmp = cache.with_suffix(".tmp")
+    torch.save({"tokenizer_sha256": key, "train": segments.to(small),
+                "valid": valid.to(small)}, tmp)
+    tmp.replace(cache)  # atomic: an interrupted write leaves no half file
+    return segments, valid
+
+
+def _plain(config: PretrainConfig) -> dict:
+    return json.loads(json.dumps(asdict(config)))  # tuples as lists, as JSON reads
+
+
+def _check_same_run(folder: Path, config: PretrainConfig) -> None:
+    """Refuse to resume ``folder`` with other settings (one line naming them)."""
+    saved_file = folder / "pretrain.json"
+    if not saved_file.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        saved_file.write_text(json.dumps(_plain(config), indent=1) + "\n")
+        return
+    saved, now = json.loads(saved_file.read_text()), _plain(config)
+    changed = [f"{k} {saved.get(k)!r} -> {now[k]!r}" for k in now
+               if saved.get(k) != now[k]]
+    if changed:
+        raise UsageError(
+            f"--checkpoints: {portable_path(folder)} holds an unfinished run with "
+            f"other settings ({'; '.join(changed)}); rerun it with its settings to "
+            "resume, or pass another --checkpoints folder (or delete that one) to "
+            "start anew")
+
+
+class _FirstSteps:
+    """The training batches, plus one line after the first ``n`` updates of this
+    session: seconds per update, tokens per second and the run's remaining time."""
+
+    def __init__(self, batches: StepBatches, n: int = 10) -> None:
+        self.batches, self.n, self.said = batches, n, False
+
+    def set_epoch(self, epoch: int) -> None:
+        self.batches.set_epoch(epoch)
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+    def __iter__(self):
+        start, tokens, last = None, 0, None
+        for k, batch in enumerate(self.batches):
+            if k == 1:
+                start = time.perf_counter()  # the first update pays for warm-up
+            elif k == self.n + 1 and not self.said:
+                self._say(time.perf_counter() - start, tokens, last)
+            if k >= 1:
+                tokens += int(batch.mask.sum())
+            last = self.batches.step_range(self.batches.epoch)[k]
+            yield batch
+
+    def _say(self, seconds: float, tokens: int, step: int) -> None:
+        self.said = True
+        per_step = seconds / self.n
+        left = self.batches.steps - step
+        print(f"first updates: {per_step:.2f} s per update, {tokens / seconds:,.0f} "
+              f"tokens/s; {left} updates left, about {duration(left * per_step)} "
+              "(without the validation scoring)", flush=True)
+
+
+def _reporter(batches: StepBatches, lengths: torch.Tensor):
+    """The callback that prints one line per epoch of ``fit``: update, losses,
+    tokens/s and the time left."""
+    def report(epoch: int, history, model) -> None:
+        r, steps = history.records[-1], batches.step_range(epoch)
+        tokens = sum(int(lengths[batches.rows(s)].sum()) for s in steps)
+        per_step = r["seconds"] / len(steps)
+        left = batches.steps - steps[-1]
+        print(f"update {steps[-1]}/{batches.steps}: train loss {r['train_loss']:.3f}, "
+              f"valid loss {r['valid_loss']:.3f}, valid accuracy "
+              f"{r['valid_accuracy']:.3f}; {tokens / r['seconds']:,.0f} tokens/s, "
+              f"{per_step:.2f} s per update; {duration(left * per_step)} left",
+              flush=True)
+    return report
+
+
+def _curve(history, batches: StepBatches) -> list[dict]:
+    """The history's records with the update each ends at, rounded for the file."""
+    rows = []
+    for r in history.records:
+        row = {"step": batches.step_range(r["epoch"])[-1]}
+        row.update({k: round(v, 5) if isinstance(v, float) else v for k, v in r.items()
+                    if k != "epoch"})
+        rows.append(row)
+    return rows
+
+
+def _corpus_identity(train_docs, valid_docs, segments, valid) -> dict:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for t in train_docs:
+        digest.update(t.encode("utf-8") + b"\n")
+    return {"train_documents": len(train_docs), "valid_documents": len(valid_docs),
+            "train_segments": len(segments), "valid_segments": len(valid),
+            "train_tokens": int((segments != 0).sum()), "sha256": digest.hexdigest()}
+
+
+def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
+             results_dir: Path | None, argv: list[str] | None = None,
+             device: str | None = None, callbacks=(),
+             tokenizer_file: Path | None = None) -> dict:
+    """Run (or resume) the pretraining ``config`` describes; returns the results.
+
+    Args:
+        config: the run.
+        checkpoints: a folder for this run's checkpoint, tokenizer and settings; the
+            same folder resumes the run.
+        out: where the weights, tokenizer and model card go (None: not written).
+        results_dir: where ``results_name(corpus)`` goes (None: not written).
+        argv: the command's arguments, recorded.
+        device: None for ``lamalib.runtime.get_device()``.
+        callbacks: more ``fit`` callbacks (the tests interrupt a run with one).
+        tokenizer_file: a ``tokenizer.json`` to use instead of learning one (to
+            repeat a run exactly: see :func:`_tokenizer`).
+    """
+    if config.corpus not in PRETRAINING_CORPORA:
+        raise UsageError(f"--corpus {config.corpus}: no such corpus; choose one of "
+                         f"{', '.join(sorted(PRETRAINING_CORPORA))}")
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    wall = time.perf_counter()
+    checkpoints = Path(checkpoints)
+    try:
+        train_docs, valid_docs = pretraining_texts(config.corpus, config.valid_one_in)
+    except DownloadError as error:
+        words = " ".join(str(error).split())  # one line
+        raise UsageError(f"--corpus {config.corpus}: {words} For pretraining "
+                         "offline, --corpus lee is embedded.") from None
+    _check_same_run(checkpoints, config)  # nothing is written before the data is in
+    tokenizer = _tokenizer(config, checkpoints, train_docs, tokenizer_file)
+    segments, valid = _segments(config, tokenizer, train_docs, valid_docs,
+                                checkpoints / "segments.pt")  # (N, T), (N', T)
+    batches = StepBatches(segments, config.batch_size, config.steps, config.eval_every,
+                          config.seed, tokenizer.pad_id)
+    valid_batches = [segment_batch(valid, torch.arange(i, min(i + 64, len(valid))))
+                     for i in range(0, len(valid), 64)]
+    print(f"{config.corpus}: {len(train_docs):,} documents, {len(segments):,} segments "
+          f"of {config.max_len} tokens ({int((segments != 0).sum()):,} tokens; "
+          f"{config.steps * config.batch_size / len(segments):.2f} passes in "
+          f"{config.steps} updates), {len(valid)} validation segments; "
+          f"vocabulary {len(tokenizer):,}", flush=True)
+
+    runtime.seed_everything(config.seed)  # the initial weights
+    model = MaskedLM(len(tokenizer), pad_id=tokenizer.pad_id, **config.model_options())
+    step = MaskedLMStep(tokenizer.mask_id, len(tokenizer), tokenizer.special_ids,
+                        config.select_prob, seed=config.seed)
+    train_config = TrainConfig(
+        epochs=batches.epochs, optimizer="adamw", lr=config.lr,
+        weight_decay=config.weight_decay, betas=tuple(config.betas),
+        patience=batches.epochs + 1,  # no early stopping: the run is its updates
+        clip_grad=config.clip_grad, seed=config.seed, checkpoint_dir=checkpoints,
+        device=device, schedule=config.schedule, warmup_steps=config.warmup_steps,
+        total_steps=config.steps)
+    lengths = (segments != tokenizer.pad_id).sum(1)  # (N,)
+    history = fit(model, _FirstSteps(batches), valid_batches, train_config, step,
+                  callbacks=[_reporter(batches, lengths), *callbacks])
+
+    curve = _curve(history, batches)
+    last = curve[-1]
+    best = next(r for r in curve if r["step"] ==
+                batches.step_range(history.best_epoch)[-1])
+    result = {
+        "experiment": "pretrain", "model": "course_encoder", "dataset": config.corpus,
+        "profile": runtime.profile(), "config": _plain(config),
+        "objective": "masked LM, 80/10/10, dynamic masks",
+        "corpus_identity": _corpus_identity(train_docs, valid_docs, segments, valid),
+        "tokenizer": {"kind": "WordPiece, lower-cased", "vocab_size": len(tokenizer),
+                      "given": tokenizer_file is not None,
+                      "sha256": sha256sum(checkpoints / "tokenizer.json")},
+        "params": sum(p.numel() for p in model.parameters()),
+        "metrics": {"valid_mlm_loss": best["valid_loss"],
+                    "valid_mlm_accuracy": best["valid_accuracy"],
+                    "final_train_loss": last["train_loss"],
+                    "final_valid_loss": last["valid_loss"],
+                    "final_valid_accuracy": last["valid_accuracy"],
+                    "kept_step": best["step"]},
+        "history": curve, "steps": last["step"],
+        "tokens_seen": batches.tokens_seen(last["step"]),
+        "seconds": round(sum(r["seconds"] for r in history.records), 1),
+        "session_seconds": round(time.perf_counter() - wall, 1),
+        "hardware": hardware(), "started": started, "git_commit": git_commit(),
+        "lamalib": lamalib_version(),
+        "command": reproduce_command(argv),
+    }
+    if out is not None:
+        files = save_encoder(model, tokenizer, out, extra={
+            "corpus": config.corpus, "steps": result["steps"],
+            "tokens_seen": result["tokens_seen"]})
+        result["weights"] = {"files": files["sha256"], "dtype": files["dtype"],
+                             "bytes": (Path(out) / "model.safetensors").stat().st_size}
+        write_model_card(Path(out), result)
+    if results_dir is not None:
+        path = Path(results_dir) / results_name(config.corpus)
+        with run_lock(path):
+            write_json_atomic(path, result)
+    print(f"done: {result['steps']} updates, {result['tokens_seen']:,} tokens, valid "
+          f"MLM loss {result['metrics']['valid_mlm_loss']:.3f}, accuracy "
+          f"{result['metrics']['valid_mlm_accuracy']:.3f}"
+          + (f"; weights in {portable_path(out)}" if out is not None else ""),
+          flush=True)
+    return result
+
+
+def reproduce_command(argv: list[str] | None) -> str:
+    """The command line that reproduces the run, its profile included, without local
+    folders (``--checkpoints``, ``--results``)."""
+    line = command_line(sys.argv[1:] if argv is None else argv)
+    return f"LAMALIB_PROFILE={runtime.profile()} {line}"
+
+
+def add_pretrain_command(sub, common) -> None:
+    """``pretrain``: the options of :func:`pretrain`."""
+    q, f = PretrainConfig(**QUICK), PretrainConfig()
+    p = sub.add_parser(
+        "pretrain", parents=[common],
+        help="pretrain the course's BERT-style encoder with the masked LM (resumable)",
+        description="Pretrain the course's small BERT-style encoder with the masked LM "
+                    "(80/10/10, dynamic masks) on a corpus, for --steps updates. A "
+                    "checkpoint is written every --eval-every updates in "
+                    "CHECKPOINTS/pretrain__course_encoder_<corpus>/; the same command, "
+                    "interrupted anywhere, resumes from the last one with the same "
+                    "batches and masks. The full profile (LAMALIB_PROFILE=full) trains "
+                    "the course's size (4 layers, width 256, 4 heads, 8,000 "
+                    "WordPieces, segments of 128); the quick one a tiny model on the "
+                    "embedded Lee corpus, in seconds.")
+    p.add_argument("--corpus", help=f"one of {', '.join(sorted(PRETRAINING_CORPORA))} "
+                                    f"(default: {q.corpus} in the quick profile, "
+                                    f"{f.corpus} in the full one)")
+    p.add_argument("--steps", type=int, help=f"optimiser updates; the learning-rate "
+                   f"schedule spans them (default {q.steps} quick, {f.steps} full)")
+    p.add_argument("--batch-size", type=int, help=f"segments per update (default "
+                   f"{q.batch_size} quick, {f.batch_size} full)")
+    p.add_argument("--eval-every", type=int, help="updates between checkpoints and "
+                   f"validation scores (default {q.eval_every} quick, {f.eval_every} "
+                   "full: a few minutes on one CPU core)")
+    p.add_argument("--tokenizer", metavar="FILE",
+                   help="use this tokenizer.json instead of learning one (learning one "
+                        "anew can differ in a few pieces: give the shipped one to "
+                        "repeat a run exactly)")
+    p.add_argument("--out", metavar="DIR",
+                   help="write the weights (safetensors), tokenizer.json, config.json "
+                        "and MODEL_CARD.md here; the course ships "
+                        "lamalib/pretrained/course_encoder")
+    p.set_defaults(func=cmd_pretrain)
+
+
+def cmd_pretrain(args, argv) -> None:
+    for option, value in (("--steps", args.steps), ("--batch-size", args.batch_size),
+                          ("--eval-every", args.eval_every)):
+        if value is not None and value < 1:
+            raise UsageError(f"{option} {value}: {option} takes a whole number >= 1")
+    config = default_config(corpus=args.corpus, steps=args.steps,
+                            batch_size=args.batch_size, eval_every=args.eval_every)
+    if args.out is not None and Path(args.out).is_file():
+        raise UsageError(f"--out {args.out}: a file; give a folder")
+    checkpoints = Path(args.checkpoints) / f"pretrain__course_encoder_{config.corpus}"
+    pretrain(config, checkpoints, None if args.out is None else Path(args.out),
+             Path(args.results), argv,
+             tokenizer_file=None if args.tokenizer is None else Path(args.tokenizer))
+
+
+__all__ = ["PretrainConfig", "QUICK", "add_pretrain_command", "default_config",
+           "pretrain", "results_name"]

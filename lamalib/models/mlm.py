@@ -15,7 +15,7 @@ from torch import nn
 
 from lamalib import runtime
 from lamalib.data.datasets.mlm import IGNORE_INDEX, mask_tokens
-from lamalib.nn.transformer.norm import LayerNorm
+from lamalib.nn.transformer.lm_head import TiedLMHead
 from lamalib.nn.transformer.token_encoder import TokenEncoder
 from lamalib.train import StepOutput
 from lamalib.train.steps import smoothing
@@ -46,9 +46,7 @@ class MaskedLM(nn.Module):
         super().__init__()
         cfg = self.config = MLMConfig(**config)
         self.body = TokenEncoder(vocab_size, **asdict(cfg))
-        self.transform = nn.Linear(cfg.d_model, cfg.d_model)
-        self.norm = LayerNorm(cfg.d_model)
-        self.out_bias = nn.Parameter(torch.zeros(vocab_size))
+        self.head = TiedLMHead(cfg.d_model, vocab_size)  # shared with the other LMs
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor,
                 selected: torch.Tensor | None = None) -> torch.Tensor:
@@ -59,9 +57,8 @@ class MaskedLM(nn.Module):
         h = self.body(tokens, mask)  # (B, T, D)
         if selected is not None:
             h = h[selected]  # (N, D)
-        h = self.norm(F.gelu(self.transform(h)))  # (B, T, D) or (N, D)
         # Tied weights: the score of word v is the dot product with v's embedding.
-        return h @ self.body.embed.tokens.weight.T + self.out_bias  # (..., V)
+        return self.head(h, self.body.embed.tokens.weight)  # (B, T, V) or (N, V)
 
 
 class MaskedLMStep:

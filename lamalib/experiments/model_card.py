@@ -47,7 +47,7 @@ def model_card(result: dict) -> str:
     return f"""# The course's pretrained encoder
 
 A small BERT-style encoder pretrained with the masked language model, made by
-`lamalib.experiments pretrain` (chapter "Pretraining"). Chapters 8 and 9 study its
+`lamalib.experiments pretrain` (chapter "Pretraining"). Chapters 9 and 10 study its
 attention heads. Load it offline with
 `lamalib.models.pretrained.load_course_encoder()`; read its attention over a text
 with `lamalib.models.pretrained.encoder_attention(model, tokenizer, text)`.

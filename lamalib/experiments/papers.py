@@ -44,7 +44,7 @@ BASELINES = {
                                           "filters": 100, "dropout": 0.5}},
     **{name: {**WORD2VEC, "model_options": dict(LAMA_OPTIONS)} for name in LAMA_MODELS},
     # LE as the paper defines it (section 5.2): the word vectors read directly, no
-    # positions. Our learned-positions variant is the le_positions sweep (chapter 7).
+    # positions. Our learned-positions variant is the le_positions sweep (chapter 8).
     "le": {**WORD2VEC, "model_options": {**LAMA_OPTIONS, "positional": "none"}},
     "te": {"embeddings": "random",
            "model_options": {"d_model": 512, "n_heads": 8, "n_layers": 1, "d_ff": 2048},

@@ -1,5 +1,5 @@
 """The course's pretrained encoder: its files, loading them offline, and reading its
-attention (chapter "Pretraining"; chapters 8 and 9 study its heads).
+attention (chapter "Pretraining"; chapters 9 and 10 study its heads).
 
 A folder holds ``model.safetensors`` (the :class:`~lamalib.models.mlm.MaskedLM`'s
 weights, half precision), ``tokenizer.json`` (its WordPiece tokenizer), ``config.json``

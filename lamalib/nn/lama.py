@@ -12,7 +12,7 @@ global context vector ``c (D,)``:
     S = A H                                     (m, D)     eq. (7) (paper eqs. 14-15)
 
 Equation numbers: "eq. (N)" is the numbering of the chapter "LAMA"
-(``book/07_lama.ipynb``), which shows this code; "paper eq. M" is the paper's. An
+(``book/08_lama.ipynb``), which shows this code; "paper eq. M" is the paper's. An
 equation the chapter does not display is cited by the paper's number alone.
 
 Head i scores a word with the bilinear form ``c^T W_i u_t`` whose matrix is factorised

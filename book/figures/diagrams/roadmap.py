@@ -1,4 +1,4 @@
-"""The course's map (intro page): the nine chapters in reading order."""
+"""The course's map (intro page): the ten chapters in reading order."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from .style import SIZE, SMALL, KINDS, Svg
 
 # --------------------------------------------------------------------- the roadmap
 def roadmap() -> Svg:
-    """The nine chapters of ``_toc.yml``, in reading order (intro page)."""
+    """The ten chapters of ``_toc.yml``, in reading order (intro page)."""
     chapters = [
         ("Foundations", [
             ("1", ["Setup and", "a first model"],
@@ -30,21 +30,24 @@ def roadmap() -> Svg:
             ("6", ["The Transformer"],
              ["positions, LayerNorm", "encoder and decoder layers",
               "TE classifier, BERT's MLM"]),
+            ("7", ["Pretraining"],
+             ["causal and masked LMs", "XLNet's permutation LM",
+              "the course's encoder"]),
         ]),
         ("Research models", [
-            ("7", ["LAMA"],
+            ("8", ["LAMA"],
              ["low-rank multi-head attention", "a global context vector",
               "parameters vs. heads"]),
-            ("8", ["Attention patterns"],
+            ("9", ["Attention patterns"],
              ["head importance", "global relevance of patterns",
               "injecting patterns"]),
-            ("9", ["Multi-scale", "self-attention"],
+            ("10", ["Multi-scale", "self-attention"],
              ["heads with window sizes", "the scale controller",
               "banded attention's cost"]),
         ]),
     ]
-    s = Svg("roadmap", 780, 552, "Roadmap of the course",
-            "Nine chapters in three parts, read in order. Foundations: 1 Setup and a "
+    s = Svg("roadmap", 1054, 552, "Roadmap of the course",
+            "Ten chapters in three parts, read in order. Foundations: 1 Setup and a "
             "first model (text to ids to padded batches, one training loop, the AVG "
             "baseline); 2 Word vectors (skip-gram and CBOW with negative sampling, "
             "compared with gensim; similarity and analogies); 3 Recurrent networks and "
@@ -55,10 +58,12 @@ def roadmap() -> Svg:
             "(scaled dot-product and multi-head attention, SAN's attention hops, the "
             "cost as sentences grow); 6 The Transformer (positions, layer "
             "normalization, encoder and decoder layers, the TE classifier, BERT's "
-            "masked language model). Research models: 7 LAMA (low-rank multi-head "
-            "attention with a global context vector, parameters against heads); 8 "
+            "masked language model); 7 Pretraining (causal, masked and permutation "
+            "language models, XLNet's two-stream attention, the course's pretrained "
+            "encoder). Research models: 8 LAMA (low-rank multi-head "
+            "attention with a global context vector, parameters against heads); 9 "
             "Attention patterns (head importance, global relevance of patterns, "
-            "injecting them); 9 Multi-scale self-attention (heads with windows of "
+            "injecting them); 10 Multi-scale self-attention (heads with windows of "
             "different sizes, the scale controller, the cost of banded attention).")
     w, h, gap = 232, 132, 28
     kinds = ["state", "attn", "op"]
@@ -74,10 +79,11 @@ def roadmap() -> Svg:
                     gap=18)
             s.lines(x + 14, y + 74 - (0 if len(title) > 1 else 18), points, size=SMALL,
                     anchor="start", gap=18)
-            if col < 2:
+            if col < len(items) - 1:
                 s.arrow((x + w + 2, y + h / 2), (x + w + gap - 2, y + h / 2))
         if row < len(chapters) - 1:  # from the row's last chapter to the next row
-            s.arrow((14 + 2 * (w + gap) + w / 2, y + h + 2),
-                    (14 + 2 * (w + gap) + w / 2, y + 156), (14 + w / 2, y + 156),
+            last = len(items) - 1
+            s.arrow((14 + last * (w + gap) + w / 2, y + h + 2),
+                    (14 + last * (w + gap) + w / 2, y + 156), (14 + w / 2, y + 156),
                     (14 + w / 2, y + 178))
     return s

@@ -81,3 +81,13 @@ def test_summary_is_mean_and_sample_sd_per_setting_in_order():
     assert out[0]["F1_sd"] == pytest.approx(statistics.stdev([0.4, 0.6, 0.8]))
     assert out[1]["Pk"] == pytest.approx(0.3) and out[1]["heads"] == 1
     assert Setting().name == "vanilla"
+
+
+def test_patience_stops_a_run_early_and_reports_its_epochs():
+    from lamalib.analysis.pattern_ablation import segmentation_task, train_and_score
+
+    task = segmentation_task(train=12, valid=6, test=6, epochs=40, d_model=8, d_ff=8)
+    task.patience = 1
+    _, scores = train_and_score(task, seed=0)
+    # one epoch without a better validation score stops it, long before the cap
+    assert scores["epochs"] == scores["best_epoch"] + 1 < 40

@@ -60,6 +60,9 @@ class SegmentationTask:
     # Ids the matching pattern never matches: segmentation_task gives the
     # vocabulary's <unk>; () is the old behaviour (<unk> matched <unk>).
     never_match: tuple[int, ...] = ()
+    # Epochs without a better validation score (gap accuracy) that stop a run; None:
+    # the run is its `epochs` (the best epoch's weights are still the ones scored).
+    patience: int | None = None
 
     def batches(self, split: str, shuffle: bool = False,
                 seed: int = 0) -> DocBatches:
@@ -126,17 +129,19 @@ def model_sparsity(model: BoundaryTagger, batches) -> float:
 def train_and_score(task: SegmentationTask, plan=None, seed: int = 0):
     """Train one tagger under ``plan`` from ``seed``; score it on the test split.
 
-    Returns ``(model, {"F1", "Pk", "rho", "seconds", "cpu_seconds"})``: boundary F1
-    over all test gaps, Pk averaged over test documents, the model's sparsity, and
-    the training time (wall clock, and this process's CPU time, which other programs
-    on a shared machine disturb less).
+    Returns ``(model, {"F1", "Pk", "rho", "seconds", "cpu_seconds", "epochs",
+    "best_epoch"})``: boundary F1 over all test gaps, Pk averaged over test
+    documents, the model's sparsity, the training time (wall clock, and this
+    process's CPU time, which other programs on a shared machine disturb less), the
+    epochs run and the one whose weights were kept (``task.patience`` stops early).
     """
     runtime.seed_everything(seed)
     model = BoundaryTagger(len(task.vocab), plan or None, **task.model)
     start, cpu = time.perf_counter(), time.process_time()
-    fit(model, task.batches("train", True, seed), task.batches("valid"),
-        TrainConfig(epochs=task.epochs, lr=task.lr, seed=seed, progress=False,
-                    patience=task.epochs), step=boundary_step)
+    history = fit(model, task.batches("train", True, seed), task.batches("valid"),
+                  TrainConfig(epochs=task.epochs, lr=task.lr, seed=seed,
+                              progress=False, patience=task.patience or task.epochs),
+                  step=boundary_step)
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu
     pairs = predict_gaps(model, task.batches("test"))
@@ -145,7 +150,8 @@ def train_and_score(task: SegmentationTask, plan=None, seed: int = 0):
     return model, {"F1": boundary_f1(ref, hyp)["f1"],
                    "Pk": statistics.fmean(pk(r, h) for r, h in pairs),
                    "rho": model_sparsity(model, task.batches("test")),
-                   "seconds": seconds, "cpu_seconds": cpu_seconds}
+                   "seconds": seconds, "cpu_seconds": cpu_seconds,
+                   "epochs": len(history), "best_epoch": history.best_epoch}
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,15 @@ def load_course_encoder(folder: str | Path | None = None,
     return PretrainedEncoder(model.to(device).eval(), tokenizer)
 
 
+def encoder_ids(tokenizer: SubwordTokenizer, text: str, max_len: int) -> list[int]:
+    """``text`` as the encoder reads it, ``[CLS] pieces [SEP]``, cut to ``max_len``
+    ids (the last kept piece is followed by ``[SEP]``)."""
+    ids = tokenizer.encode(text, add_cls=True)
+    if len(ids) > max_len:
+        ids = [*ids[:max_len - 1], tokenizer.sep_id]
+    return ids
+
+
 def encoder_attention(model: MaskedLM, tokenizer: SubwordTokenizer,
                       text: str) -> tuple[list[str], torch.Tensor]:
     """Every layer's and head's attention over one text, read from the model.
@@ -131,10 +140,7 @@ def encoder_attention(model: MaskedLM, tokenizer: SubwordTokenizer,
         the pieces (specials included) and ``weights (L, H, T, T)``: row ``i`` of
         ``weights[l, h]`` is how query token ``i`` spreads its attention over the keys.
     """
-    ids = tokenizer.encode(text, add_cls=True)
-    limit = model.config.max_len
-    if len(ids) > limit:
-        ids = [*ids[:limit - 1], tokenizer.sep_id]
+    ids = encoder_ids(tokenizer, text, model.config.max_len)
     device = next(model.parameters()).device
     tokens = torch.tensor([ids], device=device)  # (1, T)
     mask = torch.ones_like(tokens, dtype=torch.bool)  # (1, T)

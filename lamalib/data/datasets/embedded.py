@@ -111,8 +111,14 @@ def newsgroups(split: str = "train", seed: int = 0) -> TextDataset:
     return full.subset(split_indices(labels, split, seed), split)
 
 
+def lee_texts(which: str = "background") -> list[str]:
+    """The Lee news corpus as raw texts, one per document (``background``: 300 docs,
+    ``test``: 50 other docs)."""
+    name = {"background": "lee_background.cor", "test": "lee.cor"}[which]
+    return read_lines(gensim_datapath(name))
+
+
 def lee_corpus(which: str = "background") -> list[list[str]]:
     """The Lee news corpus as token lists, one per document (``background``: 300 docs,
     ``test``: 50 docs)."""
-    name = {"background": "lee_background.cor", "test": "lee.cor"}[which]
-    return [tokenize(line) for line in read_lines(gensim_datapath(name))]
+    return [tokenize(line) for line in lee_texts(which)]

@@ -5,7 +5,7 @@ each head follows them (``finding``, eq. (1)), putting them into heads
 (``kernels``) and Projected Attention Layers beside a BERT (``pal``)."""
 
 from lamalib.nn.patterns.finding import (global_relevance, kept_patterns, relevance,
-                                         significant_heads)
+                                         significant_heads, uniform_relevance)
 from lamalib.nn.patterns.injection import (INJECTIONS, Injection, every_layer,
                                            fix_heads, head_attention_mask, sparsity)
 from lamalib.nn.patterns.kernels import (offset_attention, pattern_attention,
@@ -15,7 +15,7 @@ from lamalib.nn.patterns.predicates import (PATTERNS, BoundPattern, Predicate,
                                             bind_pattern, get_pattern, matching_token,
                                             next_token, pattern_cells, pattern_mask,
                                             previous_token, register_pattern, same_span,
-                                            with_never)
+                                            special_token, with_never)
 
 
 __all__ = ["BoundPattern", "INJECTIONS", "Injection", "PALs", "PATTERNS", "Predicate",

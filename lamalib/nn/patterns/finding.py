@@ -27,6 +27,18 @@ def relevance(weights: torch.Tensor, cells: torch.Tensor,
     return hits / mask.sum(-1)[:, None].to(weights.dtype)  # divide by |x|
 
 
+def uniform_relevance(cells: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Eq. (1) for uniform attention (every query spreads 1/|x| over the real keys):
+    ``sum_ij 1_P(x_i, x_j) / |x|^2`` per document -> ``(B,)``. The reference a head
+    that follows no pattern sits near.
+
+    Args:
+        cells: ``(B, T, T)`` from :func:`pattern_cells`. mask: ``(B, T)``.
+    """
+    n = mask.sum(-1).to(torch.float64)  # (B,): |x|
+    return (cells.sum((-2, -1)).to(torch.float64) / n ** 2).float()  # (B,)
+
+
 def _forward(model, batch):
     return model(batch.tokens, batch.mask)
 

@@ -142,6 +142,21 @@ def next_token(tokens, mask, spans=None) -> torch.Tensor:
     return _offset(tokens, +1)
 
 
+@register_pattern("special")
+def special_token(tokens, mask, spans=None, *,
+                  ids: Sequence[int] = ()) -> torch.Tensor:
+    """x_j is a special token (one of ``ids``, e.g. BERT's ``[CLS]`` and ``[SEP]``),
+    whatever x_i is: the pattern of heads that park their attention on the separators
+    (Clark et al., 2019). ``ids`` must be given: bind them with
+    ``bind_pattern("special", ids=(tokenizer.cls_id, tokenizer.sep_id))``."""
+    if not len(ids):
+        raise ValueError("the special pattern needs the special tokens' ids: "
+                         "bind_pattern('special', ids=(cls_id, sep_id))")
+    wanted = torch.as_tensor(list(ids), dtype=tokens.dtype, device=tokens.device)
+    key = torch.isin(tokens, wanted)  # (B, T): position j holds a special token
+    return key[:, None, :].expand(*tokens.shape, tokens.shape[-1])  # (B, T, T)
+
+
 def pattern_cells(pattern: str | Predicate, tokens: torch.Tensor, mask: torch.Tensor,
                   spans: torch.Tensor | None = None) -> torch.Tensor:
     """Where the pattern holds between two real tokens -> ``(B, T, T)`` bool."""

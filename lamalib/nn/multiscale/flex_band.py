@@ -64,6 +64,8 @@ def flex_band_attention(
     why = flex_available(q.device, needs_grad)
     if why:
         raise ValueError(why)
+    if not needs_grad:  # flex refuses inputs that require grad on the CPU, even here
+        q, k, v = q.detach(), k.detach(), v.detach()
     B, H, T, _ = q.shape
     rad = radii.to(q.device)
     rad = rad[:, None].expand(B, H) if rad.dim() == 1 else rad  # (B, H)

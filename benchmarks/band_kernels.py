@@ -22,6 +22,7 @@ glibc malloc thresholds fixed: ``lamalib.analysis.timing.quiet_cpu``):
 Then the goals row (issue "Kernels"). Writes ``results/benchmark__band_kernels.json``.
 
     OMP_NUM_THREADS=1 python benchmarks/band_kernels.py --write-table
+    OMP_NUM_THREADS=1 python benchmarks/band_kernels.py --grid-from-table  # parts 1b-3
 """
 
 from __future__ import annotations
@@ -206,6 +207,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--write-table", action="store_true",
                         help="write the grid to the package's band_kernel_table.json")
+    parser.add_argument("--grid-from-table", action="store_true",
+                        help="skip part 1's timing: read the grid from the package's "
+                             "table (written by an earlier --write-table run)")
     parser.add_argument("--out", default="results/benchmark__band_kernels.json")
     args = parser.parse_args()
 
@@ -215,8 +219,13 @@ def main() -> None:
     timing = dict(repeats=args.repeats, warmup=args.warmup, clock=clock)
     load_start = os.getloadavg()
     wall, cpu = time.perf_counter(), time.thread_time()
-    rows, measured = grid(args, device, timing)
     table = load_table()
+    if args.grid_from_table:
+        measured = {"cells": table["devices"][device.type]["float32"]}
+        rows = [{**c, "fastest": min(c["seconds"], key=c["seconds"].get)}
+                for c in measured["cells"]]
+    else:
+        rows, measured = grid(args, device, timing)
     if args.write_table:
         dtype = "float32"
         table = {"source": "benchmarks/band_kernels.py --write-table",

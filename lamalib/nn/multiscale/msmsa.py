@@ -39,6 +39,7 @@ equal to full attention under a band mask per head, in outputs and gradients.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence, Union
 
 import torch
@@ -137,6 +138,17 @@ def band_masks(radii: torch.Tensor, T: int,
     return mask  # (B, Hr, T, T)
 
 
+@lru_cache(maxsize=8)
+def dense_band_mask(T: int, radius: int, dtype: torch.dtype,
+                    device: torch.device) -> torch.Tensor:
+    """The additive ``(1, 1, T, T)`` band mask of the dense kernel (0 on the band,
+    -inf off it), built once per shape: the fused kernel adds it as it is, where a
+    bool mask would be converted to this on every call."""
+    band = band_masks(torch.tensor([radius], device=device), T)  # (1, 1, T, T)
+    mask = torch.zeros(band.shape, dtype=dtype, device=device)
+    return mask.masked_fill_(~band, float("-inf"))  # (1, 1, T, T)
+
+
 def _identity(v: torch.Tensor, key_mask: torch.Tensor | None,
               dropout_p: float) -> torch.Tensor:
     """Radius 0: each query's only key is itself, weight 1, so the output is its value
@@ -223,10 +235,12 @@ def scale_aware_attention(
             return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p), None
         return fast_attention(q, k, v, key_mask.to(torch.bool)[:, None, None, :],
                               dropout_p), None
-    mask = band_masks(radii, T, key_mask)  # (B, 1 or H, T, T), eq. (2)
     if key_mask is None:  # every query sees itself: no empty row to guard
+        mask = (dense_band_mask(T, r, q.dtype, q.device) if same
+                else band_masks(radii, T))  # (1 or B, 1 or H, T, T), eq. (2)
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
                                               dropout_p=dropout_p), None
+    mask = band_masks(radii, T, key_mask)  # (B, 1 or H, T, T), eq. (2)
     return fast_attention(q, k, v, mask, dropout_p), None
 
 

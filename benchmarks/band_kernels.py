@@ -15,9 +15,11 @@ glibc malloc thresholds fixed: ``lamalib.analysis.timing.quiet_cpu``):
    candidate in ms, its ratio to SDPA with the band mask (``dense``), its peak memory;
    ``compiled`` (the neighbour kernel under ``torch.compile``) at ``--compile-at``;
    then forward only, against FlexAttention compiled.
-3. **The bandwidth floor**: a copy probe measures this thread's memory bandwidth; the
-   floor of fwd + bwd is the 12 tensors of ``B H T D`` floats that it must at least
-   read or write (q, k, v, out; q, k, v, out, grad; three gradients) at that bandwidth.
+3. **The bandwidth floor and a profile**: a copy probe measures this thread's memory
+   bandwidth; the floor of fwd + bwd is the 12 tensors of ``B H T D`` floats that it
+   must at least read or write (q, k, v, out; q, k, v, out, grad; three gradients) at
+   that bandwidth;
+   and torch.profiler's top operators of ``auto`` at T = 4096, ω = 3.
 
 Then the goals row (issue "Kernels"). Writes ``results/benchmark__band_kernels.json``.
 
@@ -157,6 +159,22 @@ def issue_table(args, device, timing) -> tuple[list[dict], list[dict]]:
     return rows, forward
 
 
+def profile(device, T: int = 4096, r: int = 3, calls: int = 3, top: int = 8) -> list:
+    """Where ``auto``'s time goes at (T, ω), B = 2, H = 8, D = 64: the ``top`` operators
+    by self CPU time over ``calls`` forward + backward calls (torch.profiler)."""
+    q, k, v = inputs(2, 8, T, 64, device)
+    radii = torch.full((2,), r, device=device)
+    fwd_bwd("auto", radii, q, k, v)
+    with torch.profiler.profile() as prof:
+        for _ in range(calls):
+            fwd_bwd("auto", radii, q, k, v)
+    events = sorted(prof.key_averages(), key=lambda e: -e.self_cpu_time_total)
+    total = sum(e.self_cpu_time_total for e in events)
+    return [{"op": e.key, "calls": e.count // calls,
+             "self_ms": e.self_cpu_time_total / calls / 1e3,
+             "share": e.self_cpu_time_total / total} for e in events[:top]]
+
+
 def bandwidth(device, timing, mib: int = 256) -> float:
     """Bytes a second that one ``copy_`` of ``mib`` MiB moves (read + write)."""
     x = torch.empty(mib << 18, device=device).normal_()  # floats
@@ -242,6 +260,9 @@ def main() -> None:
     checked = auto_check(args, device, timing, rows, table)
     table_rows, forward = issue_table(args, device, timing)
     bytes_per_s = bandwidth(device, timing)
+    where = profile(device)
+    for e in where:
+        print(f"profile {e['op'][:60]:60s} {e['self_ms']:7.1f} ms {e['share']:.0%}")
     floor = {f"{T}": 12 * 2 * 8 * T * 64 * 4 / bytes_per_s for T in args.table_lengths}
     reached = goals(table_rows, forward, floor.get("4096", float("nan")))
     for name, g in reached.items():
@@ -253,7 +274,8 @@ def main() -> None:
                                        "clock": clock.__name__, "malloc": malloc},
                          {"grid": rows, "auto_check": checked, "table": table_rows,
                           "forward": forward, "bandwidth_bytes_per_s": bytes_per_s,
-                          "floor_seconds": floor, "goals": reached},
+                          "floor_seconds": floor, "goals": reached,
+                          "profile_4096_r3": where},
                          load_average={"start": load_start, "end": os.getloadavg()},
                          seconds=wall, cpu_seconds=cpu)
     print(f"wrote {out} ({wall:.0f} s)")

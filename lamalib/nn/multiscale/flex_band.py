@@ -25,8 +25,9 @@ def flex_available(device: torch.device | str, needs_grad: bool) -> str | None:
     except ImportError:
         return f"torch {torch.__version__} has no torch.nn.attention.flex_attention"
     if torch.device(device).type == "cpu" and needs_grad:
-        return (f"FlexAttention has no backward on the CPU (torch {torch.__version__}); "
-                "use kernel='neighbour' to train, or call under torch.no_grad()")
+        return (f"FlexAttention has no backward on the CPU (torch "
+                f"{torch.__version__}); use kernel='neighbour' to train, or call under "
+                "torch.no_grad()")
     return None
 
 

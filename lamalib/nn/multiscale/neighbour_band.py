@@ -154,11 +154,15 @@ def _slab_gather(buf: torch.Tensor, n: int, block: int, m: int) -> torch.Tensor:
     return slab.transpose(1, 2)  # (n, H, S, D)
 
 
+_FLASH = "_scaled_dot_product_flash_attention_for_cpu"  # the fused CPU kernel's op
+
+
 def _fold_into(rows: torch.Tensor, grad: torch.Tensor, block: int, m: int) -> None:
     """The adjoint of :func:`_slab_view`: add each slab's gradient ``grad (n, H, S, D)``
     back onto the ``rows (n b + 2 m b, H, D)`` it viewed, in place."""
     n, H, S, D = grad.shape
-    parts = grad.transpose(1, 2).reshape(n, 2 * m + 1, block, H, D)  # (n, 2m+1, b, H, D)
+    # (n, 2m + 1, b, H, D): the slab's blocks of slots, one per neighbour
+    parts = grad.transpose(1, 2).reshape(n, 2 * m + 1, block, H, D)
     out = rows.view(n + 2 * m, block, H, D)
     for i in range(2 * m + 1):  # slot block i of slab c is row block c + i
         out[i:i + n] += parts[:, i]
@@ -176,7 +180,7 @@ class _CpuNeighbourAttention(torch.autograd.Function):
         qs = _blocks(q, block)  # (B nb, H, b, D)
         kf = _flat_keys_nograd(k, T_pad, m * block)  # (B T_pad + 2 m b, H, D)
         vf = _flat_keys_nograd(v, T_pad, m * block)
-        out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+        out, lse = getattr(torch.ops.aten, _FLASH)(
             qs, _slab_view(kf, n, block, S), _slab_view(vf, n, block, S),
             0.0, False, attn_mask=mask, scale=scale)  # (B nb, H, b, Dv)
         ctx.save_for_backward(qs, kf, vf, out, lse, mask)
@@ -187,6 +191,7 @@ class _CpuNeighbourAttention(torch.autograd.Function):
     def backward(ctx, grad):  # (B, H, T, Dv)
         qs, kf, vf, out, lse, mask = ctx.saved_tensors
         B, T, block, m, S, n, scale = ctx.shape
+        backward_op = getattr(torch.ops.aten, _FLASH + "_backward")
         go = _blocks(grad, block)  # (B nb, H, b, Dv)
         gq = torch.empty_like(qs)
         gkf, gvf = torch.zeros_like(kf), torch.zeros_like(vf)  # (rows, H, D*)
@@ -197,7 +202,7 @@ class _CpuNeighbourAttention(torch.autograd.Function):
         for c in range(0, n, step):
             e = min(c + step, n)
             rows = kf[c * block:(e + 2 * m) * block]  # the keys of these slabs
-            dq, dk, dv = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+            dq, dk, dv = backward_op(
                 go[c:e], qs[c:e], _slab_view(rows, e - c, block, S),
                 _slab_view(vf[c * block:(e + 2 * m) * block], e - c, block, S),
                 out[c:e], lse[c:e], 0.0, False,
@@ -249,7 +254,8 @@ def _prepare(q: torch.Tensor, radii: torch.Tensor, key_mask: torch.Tensor | None
         mask = _additive(_allowed(T, b, m, rad), q.dtype)  # (B, nb, Hr, b, S)
         mask = mask.reshape(B * n_blocks, -1, b, S)  # (B nb, Hr, b, S)
     if key_mask is not None:  # pads' slots to the most negative value, per slab
-        pads = _additive(key_mask.to(torch.bool), q.dtype)[:, None, :, None]  # (B,1,T,1)
+        pads = _additive(key_mask.to(torch.bool), q.dtype)  # (B, T)
+        pads = pads[:, None, :, None]  # (B, 1, T, 1): a one-dim "head" of keys
         slots = _slab_view(_flat_keys(pads, T_pad, m * b), B * n_blocks, b, S)
         slots = slots.transpose(-2, -1)  # (B nb, 1, 1, S): one row for every query
         mask = torch.minimum(mask, slots)  # (B nb, Hr, b, S)
@@ -292,7 +298,8 @@ def neighbour_band_attention(
     """
     rad, b, m, mask = _prepare(q, radii, key_mask, block)
     if fused is None:
-        fused = q.device.type == "cpu" and dropout_p == 0.0
+        fused = (q.device.type == "cpu" and dropout_p == 0.0  # and the ops exist
+                 and hasattr(torch.ops.aten, _FLASH))
     if fused:
         scale = 1.0 / math.sqrt(q.shape[-1])
         out = _CpuNeighbourAttention.apply(q, k, v, mask, b, m, scale)

@@ -138,6 +138,9 @@ def band_masks(radii: torch.Tensor, T: int,
     return mask  # (B, Hr, T, T)
 
 
+DENSE_CACHE_MAX_T = 512  # cached dense masks stay small (1 MiB each at most)
+
+
 @lru_cache(maxsize=8)
 def dense_band_mask(T: int, radius: int, dtype: torch.dtype,
                     device: torch.device) -> torch.Tensor:
@@ -236,7 +239,8 @@ def scale_aware_attention(
         return fast_attention(q, k, v, key_mask.to(torch.bool)[:, None, None, :],
                               dropout_p), None
     if key_mask is None:  # every query sees itself: no empty row to guard
-        mask = (dense_band_mask(T, r, q.dtype, q.device) if same
+        mask = (dense_band_mask(T, r, q.dtype, q.device)
+                if same and T <= DENSE_CACHE_MAX_T  # short: cached, additive
                 else band_masks(radii, T))  # (1 or B, 1 or H, T, T), eq. (2)
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
                                               dropout_p=dropout_p), None

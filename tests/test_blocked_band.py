@@ -1,7 +1,7 @@
 """The blocked band kernel (lamalib.nn.multiscale.blocked_band) against full attention
 under a band mask built by brute force: outputs and gradients, one radius per sequence,
 the edges, padding, lengths that are not whole blocks, radii >= T; the slab mask against
-a loop; memory linear in T; and which kernel "auto" picks."""
+a loop; memory linear in T."""
 
 import pytest
 import torch
@@ -10,7 +10,7 @@ from lamalib.analysis.complexity import peak_memory_bytes
 from lamalib.nn.multiscale.blocked_band import (blocked_band_attention,
                                                 blocked_band_mask, default_block)
 from lamalib.nn.self_attention.multihead import scaled_dot_product_attention
-from lamalib.nn.multiscale import band_masks, pick_kernel, scale_aware_attention
+from lamalib.nn.multiscale import band_masks, scale_aware_attention
 
 
 def brute_band(radii, T, key_mask):
@@ -81,17 +81,6 @@ def test_blocked_memory_grows_linearly_with_T_dense_quadratically():
 def test_default_block_is_the_radius_within_bounds():
     got = [default_block(r) for r in (0, 3, 16, 40, 64, 500)]
     assert got == [16, 16, 16, 40, 64, 64]
-
-
-def test_auto_picks_window_blocked_or_dense_by_radius_and_length():
-    assert pick_kernel(torch.tensor([3, 3]), 100) == "window"
-    assert pick_kernel(torch.tensor([1, 0]), 300) == "blocked"  # mixed: no window
-    assert pick_kernel(torch.tensor([1, 0]), 100) == "dense"  # and short
-    assert pick_kernel(torch.tensor([7]), 200) == "dense"  # shorter than 256
-    assert pick_kernel(torch.tensor([7]), 256) == "blocked"  # 16 + 14 <= 0.6 * 256
-    assert pick_kernel(torch.tensor([60]), 256) == "dense"  # 60 + 120 > 153.6
-    assert pick_kernel(torch.tensor([255]), 1024) == "blocked"  # 64 + 510 <= 614.4
-    assert pick_kernel(torch.tensor([1023]), 4096) == "blocked"  # N/4 at T = 4096
 
 
 def test_blocked_kernel_with_weights_runs_the_dense_path_and_agrees():

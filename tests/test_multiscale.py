@@ -52,7 +52,7 @@ SCALES = {"width": [[1, 3, 5, 41], [1, 3, "N/4", "N/2"]],
           "radius": [[0, 1, 3, 20], [1, 3, "N/4", "N/2"]]}
 
 
-@pytest.mark.parametrize("kernel", ["auto", "window", "blocked", "dense"])
+@pytest.mark.parametrize("kernel", ["auto", "window", "blocked", "neighbour", "dense"])
 @pytest.mark.parametrize("window,scales", [(w, s) for w in SCALES for s in SCALES[w]])
 def test_msmsa_equals_band_masked_full_attention(kernel, window, scales):
     torch.manual_seed(0)
@@ -156,7 +156,7 @@ def test_window_kernel_refuses_mixed_radii_and_names_the_fix():
         scale_aware_attention(q, q, q, torch.tensor([1, 3]), kernel="window")
 
 
-@pytest.mark.parametrize("kernel", ["auto", "blocked", "dense"])
+@pytest.mark.parametrize("kernel", ["auto", "blocked", "neighbour", "dense"])
 def test_padding_never_changes_a_sequence_result(kernel):
     # N/k scales depend on each sequence's own length, not the padded width.
     torch.manual_seed(3)

@@ -21,54 +21,44 @@ number (never below 1). N is each sequence's own number of real tokens (not the 
 width), so padding never changes a window. A radius ``>= T`` is the same function as
 ``T - 1`` (every key is within reach): it is clamped to that.
 
-Heads that share a scale are computed together by one of three kernels, chosen by name:
-``"window"`` (:func:`lamalib.nn.self_attention.window.window_attention`: the
-``T x (2ω + 1)`` band one diagonal at a time), ``"blocked"``
+Heads that share a scale are computed together by one of these kernels, chosen by name
+(:data:`KERNELS`): ``"window"`` (:func:`lamalib.nn.self_attention.window.window_attention`:
+the ``T x (2ω + 1)`` band one diagonal at a time), ``"blocked"``
 (:func:`lamalib.nn.multiscale.blocked_band.blocked_band_attention`: blocks of queries
-against slabs of keys through the fused kernel, ``T x (b + 2ω)``) or ``"dense"`` (full
-attention through ``F.scaled_dot_product_attention`` under the band mask, ``T x T``).
-``"auto"`` picks by the radius and the length, with thresholds measured by
-``benchmarks/band_kernels.py`` (:func:`pick_kernel`). Tests prove all of them equal full
-attention under a band mask per head, in outputs and gradients.
+against unfolded slabs of keys, ``T x (b + 2ω)``), ``"neighbour"``
+(:func:`lamalib.nn.multiscale.neighbour_band.neighbour_band_attention`: each block of
+queries against its neighbouring key blocks, slabs viewed, not copied), ``"compiled"``
+(the same under ``torch.compile``), ``"flex"`` (PyTorch's FlexAttention, compiled;
+inference only on the CPU) or ``"dense"`` (full attention through
+``F.scaled_dot_product_attention`` under the band mask, ``T x T``). ``"auto"`` picks
+the fastest eager kernel measured for the length and radius on this device type
+(:func:`lamalib.nn.multiscale.kernel_table.pick_kernel`). A radius of 0 (width 1, the
+word itself) needs no kernel: its output is the value itself. Tests prove every kernel
+equal to full attention under a band mask per head, in outputs and gradients.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence, Union
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lamalib.nn.multiscale.blocked_band import blocked_band_attention, default_block
+from lamalib.nn.multiscale.blocked_band import blocked_band_attention
+from lamalib.nn.multiscale.flex_band import flex_band_attention
+from lamalib.nn.multiscale.kernel_table import pick_kernel
+from lamalib.nn.multiscale.neighbour_band import (compiled_neighbour_band_attention,
+                                                  neighbour_band_attention)
 from lamalib.nn.self_attention.window import band_to_full, window_attention
 from lamalib.nn.self_attention.multihead import (MultiHeadAttention, fast_attention,
                                                  scaled_dot_product_attention)
 from lamalib.nn.transformer.norm import LayerNorm
 
 Scale = Union[int, str]  # 3 (a constant ω) or "N/16" (a fraction of the length)
-KERNELS = ("auto", "window", "blocked", "dense")
+KERNELS = ("auto", "window", "blocked", "neighbour", "compiled", "flex", "dense")
 WINDOWS = ("width", "radius")  # how ω is read: the paper's text, or its eq. (7)
-# "auto", from benchmarks/band_kernels.py (one CPU thread, forward + backward, 4096
-# tokens a call, T from 64 to 4096): the diagonal-by-diagonal window is fastest up to
-# ω = 3 (it makes 2ω + 1 passes over the keys); beyond, the blocked kernel wins from
-# T = 256 on while its slabs (b + 2ω keys a query) hold at most about 60% of the
-# length; shorter sequences and wider slabs go to dense attention under the band
-# mask, which has no per-block overhead and whose time does not depend on ω.
-WINDOW_MAX_RADIUS = 3
-BLOCKED_MIN_LENGTH = 256
-BLOCKED_MAX_SHARE = 0.6
-
-
-def pick_kernel(radii: torch.Tensor, T: int) -> str:
-    """The kernel ``"auto"`` runs for heads of radii ``(B,)`` (clamped to ``T - 1``)
-    over T positions: ``"window"``, ``"blocked"`` or ``"dense"``."""
-    r = int(radii.max()) if radii.numel() else 0
-    if r <= WINDOW_MAX_RADIUS and bool((radii == r).all()):
-        return "window"  # one radius for the batch: the window kernel needs it
-    if T >= BLOCKED_MIN_LENGTH and default_block(r) + 2 * r <= BLOCKED_MAX_SHARE * T:
-        return "blocked"
-    return "dense"
 
 
 def parse_scale(scale: Scale) -> tuple[str, int]:
@@ -132,18 +122,46 @@ def resolve_radius(scale: Scale, length: torch.Tensor | int,
 
 def band_masks(radii: torch.Tensor, T: int,
                key_mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Bool ``(B, 1, T, T)``: query i of sequence b may see key j if
-    ``|i - j| <= radii[b]`` (eq. (2)) and j is a real token."""
+    """Bool ``(B, 1 or H, T, T)``: query i of sequence b (head h) may see key j if
+    ``|i - j| <= radii[b]`` (``radii[b, h]`` for radii ``(B, H)``), eq. (2), and j is
+    a real token."""
     i = torch.arange(T, device=radii.device)
+    rad = radii[:, None] if radii.dim() == 1 else radii  # (B, Hr)
     # Two comparisons against each query's bounds, straight to bool: a (T, T) int64
     # table of |i - j| would need 8 bytes a cell (256 MiB at T = 4096).
-    low = (i[None] - radii[:, None])[:, :, None]  # (B, T, 1): i - ω
-    high = (i[None] + radii[:, None])[:, :, None]  # (B, T, 1): i + ω
-    mask = i >= low  # (B, T, T): j >= i - ω
+    low = (i - rad[..., None])[..., None]  # (B, Hr, T, 1): i - ω
+    high = (i + rad[..., None])[..., None]  # (B, Hr, T, 1): i + ω
+    mask = i >= low  # (B, Hr, T, T): j >= i - ω
     mask &= i <= high  # and j <= i + ω
     if key_mask is not None:
-        mask = mask & key_mask.to(torch.bool)[:, None, :]
-    return mask[:, None]  # (B, 1, T, T)
+        mask = mask & key_mask.to(torch.bool)[:, None, None, :]
+    return mask  # (B, Hr, T, T)
+
+
+DENSE_CACHE_MAX_T = 512  # cached dense masks stay small (1 MiB each at most)
+
+
+@lru_cache(maxsize=8)
+def dense_band_mask(T: int, radius: int, dtype: torch.dtype,
+                    device: torch.device) -> torch.Tensor:
+    """The additive ``(1, 1, T, T)`` band mask of the dense kernel (0 on the band,
+    -inf off it), built once per shape: the fused kernel adds it as it is, where a
+    bool mask would be converted to this on every call."""
+    band = band_masks(torch.tensor([radius], device=device), T)  # (1, 1, T, T)
+    mask = torch.zeros(band.shape, dtype=dtype, device=device)
+    return mask.masked_fill_(~band, float("-inf"))  # (1, 1, T, T)
+
+
+def _identity(v: torch.Tensor, key_mask: torch.Tensor | None,
+              dropout_p: float) -> torch.Tensor:
+    """Radius 0: each query's only key is itself, weight 1, so the output is its value
+    (0 at a pad, which sees no real key); dropout drops that one weight."""
+    out = v
+    if dropout_p > 0:
+        out = out * F.dropout(v.new_ones(*v.shape[:-1], 1), dropout_p)
+    if key_mask is not None:
+        out = out * key_mask.to(v.dtype)[:, None, :, None]  # (B, 1, T, 1)
+    return out  # (B, H, T, Dv)
 
 
 def scale_aware_attention(
@@ -155,16 +173,21 @@ def scale_aware_attention(
     kernel: str = "auto",
     dropout_p: float = 0.0,
     need_weights: bool = False,
+    block: int | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """SASA, eqs. (1)-(2), for heads that share one scale.
+    """SASA, eqs. (1)-(2), for heads that share one scale (or per-head radii).
 
     Args:
         q, k, v: ``(B, H, T, Dh)``.
-        radii: ``(B,)`` long, ω of each sequence (already resolved for its length).
+        radii: long ``(B,)``, ω of each sequence (already resolved for its length),
+            or ``(B, H)``, ω of each sequence and head ("window" needs one ω for all,
+            "blocked" one per sequence).
         key_mask: ``(B, T)`` bool, True on real tokens, or None.
-        kernel: ``"window"``, ``"blocked"``, ``"dense"`` or ``"auto"`` (see the
-            module docstring); with ``need_weights`` the blocked kernel's heads run
-            the dense path, which keeps the ``(T, T)`` weights.
+        kernel: one of :data:`KERNELS` (see the module docstring); with
+            ``need_weights`` every kernel but the window runs the dense path, which
+            keeps the ``(T, T)`` weights.
+        block: the block size of "blocked", "neighbour", "compiled" or "flex"
+            (default: the kernel's own, or the measured one under "auto").
 
     Returns ``out (B, H, T, Dh)`` and, if asked, ``weights (B, H, T, T)``.
     """
@@ -172,26 +195,56 @@ def scale_aware_attention(
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     T = q.shape[-2]
     radii = radii.clamp(max=max(T - 1, 0))  # ω >= T reaches every key: same function
-    same = bool((radii == radii[0]).all())
-    r = int(radii[0])
-    if kernel == "auto":
-        kernel = pick_kernel(radii, T)
-    if kernel == "window":
-        if not same:
-            raise ValueError(
-                "the window kernel needs one radius for the whole batch; these "
-                f"sequences have radii {radii.tolist()}: use kernel='blocked', "
-                "'dense' or 'auto'")
+    r = int(radii.max()) if radii.numel() else 0
+    same = bool((radii == r).all())
+    if kernel == "window" and not same:
+        raise ValueError(
+            "the window kernel needs one radius for the whole batch; these "
+            f"sequences have radii {radii.tolist()}: use kernel='neighbour', "
+            "'dense' or 'auto'")
+    if kernel == "window" or (kernel == "auto" and need_weights and same):
         out, band = window_attention(q, k, v, r, key_mask, dropout_p)  # eq. (1)
         return out, (band_to_full(band) if need_weights else None)
-    if kernel == "blocked" and not need_weights:  # to draw weights: the dense path
-        return blocked_band_attention(q, k, v, radii, key_mask, dropout_p), None
-    if same and r >= T - 1:  # the band is the whole matrix: only padding is masked
-        mask = None if key_mask is None else key_mask.to(torch.bool)[:, None, None, :]
-    else:
-        mask = band_masks(radii, T, key_mask)  # (B, 1, T, T), eq. (2)
     if need_weights:  # the from-scratch path keeps the (T, T) weights to draw them
-        return scaled_dot_product_attention(q, k, v, mask, dropout_p)
+        return scaled_dot_product_attention(q, k, v, band_masks(radii, T, key_mask),
+                                            dropout_p)
+    if kernel == "auto":
+        if same and r == 0:  # width 1: the word itself, no kernel needed
+            return _identity(v, key_mask, dropout_p), None
+        if same and r >= T - 1:  # the band is the whole matrix: only pads are masked
+            kernel = "dense"
+        else:
+            kernel, block = pick_kernel(radii, T, q.dtype, q.device)
+    if kernel == "blocked":
+        if radii.dim() == 2:
+            if not bool((radii == radii[:, :1]).all()):
+                raise ValueError("the blocked kernel takes one radius per sequence; "
+                                 "for per-head radii use kernel='neighbour'")
+            radii = radii[:, 0]
+        return blocked_band_attention(q, k, v, radii, key_mask, dropout_p, block), None
+    if kernel == "neighbour":
+        return neighbour_band_attention(q, k, v, radii, key_mask, dropout_p,
+                                        block), None
+    if kernel == "compiled":
+        return compiled_neighbour_band_attention(q, k, v, radii, key_mask, dropout_p,
+                                                 block), None
+    if kernel == "flex":
+        if dropout_p > 0:
+            raise ValueError("the flex kernel has no dropout here; use 'neighbour'")
+        return flex_band_attention(q, k, v, radii, key_mask, block or 16), None
+    # dense: full attention under the band mask (the T x T baseline)
+    if same and r >= T - 1:
+        if key_mask is None:
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p), None
+        return fast_attention(q, k, v, key_mask.to(torch.bool)[:, None, None, :],
+                              dropout_p), None
+    if key_mask is None:  # every query sees itself: no empty row to guard
+        mask = (dense_band_mask(T, r, q.dtype, q.device)
+                if same and T <= DENSE_CACHE_MAX_T  # short: cached, additive
+                else band_masks(radii, T))  # (1 or B, 1 or H, T, T), eq. (2)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                              dropout_p=dropout_p), None
+    mask = band_masks(radii, T, key_mask)  # (B, 1 or H, T, T), eq. (2)
     return fast_attention(q, k, v, mask, dropout_p), None
 
 
@@ -234,11 +287,15 @@ class MultiScaleSelfAttention(MultiHeadAttention):
         self.scales = list(scales)
         self.kernel = kernel
         self.window = window
-        # Heads sharing a scale run together: one kernel call per distinct scale.
+        # Heads sharing a scale run together: one kernel call per distinct scale, on
+        # a contiguous run of heads (reordered once here, if the scales interleave).
         groups: dict[Scale, list[int]] = {}
         for h, s in enumerate(self.scales):
             groups.setdefault(s, []).append(h)
         self.groups = groups
+        order = [h for idx in groups.values() for h in idx]
+        self._order = None if order == sorted(order) else torch.tensor(order)
+        self._inverse = None if self._order is None else torch.argsort(self._order)
 
     def radii(self, key_padding_mask: torch.Tensor | None, B: int, T: int,
               device: torch.device | None = None) -> torch.Tensor:
@@ -254,23 +311,49 @@ class MultiScaleSelfAttention(MultiHeadAttention):
         need_weights: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         B, T, D = x.shape  # (B, T, D)
+        H, Dh = self.n_heads, self.d_head
+        p = self.dropout if self.training else 0.0
+        if need_weights:  # the path that keeps every head's (T, T) weights to draw
+            return self._forward_with_weights(x, key_padding_mask, p)
+        # (B, T, H, Dh) views of the projections: each group's heads are a slice and
+        # the kernels read them in this layout without a copy.
+        q, k, v = (proj(x).view(B, T, H, Dh)
+                   for proj in (self.q_proj, self.k_proj, self.v_proj))
+        if self._order is not None:
+            order = self._order.to(x.device)
+            q, k, v = q[:, :, order], k[:, :, order], v[:, :, order]
+        n = _lengths(key_padding_mask, B, T, x.device)  # (B,)
+        outs, start = [], 0
+        for scale, idx in self.groups.items():
+            heads = slice(start, start + len(idx))
+            start += len(idx)
+            out, _ = scale_aware_attention(
+                q[:, :, heads].transpose(1, 2), k[:, :, heads].transpose(1, 2),
+                v[:, :, heads].transpose(1, 2), resolve_radius(scale, n, self.window),
+                key_padding_mask, self.kernel, p)  # (B, Hg, T, Dh), eqs. (1)-(2)
+            outs.append(out.transpose(1, 2))  # (B, T, Hg, Dh)
+        concat = torch.cat(outs, dim=2)  # (B, T, H, Dh), eq. (4): [head_1; ...]
+        if self._inverse is not None:
+            concat = concat[:, :, self._inverse.to(x.device)]
+        self.last_weights = None
+        return self.out_proj(concat.reshape(B, T, D)), None  # (B, T, D): ... W_O
+
+    def _forward_with_weights(self, x: torch.Tensor, key_padding_mask, p: float):
+        B, T, D = x.shape  # (B, T, D)
         q = self._split(self.q_proj(x))  # (B, H, T, Dh), eq. (3): Q = H W^Q
         k = self._split(self.k_proj(x))  # (B, H, T, Dh)
         v = self._split(self.v_proj(x))  # (B, H, T, Dh)
-        p = self.dropout if self.training else 0.0
         n = _lengths(key_padding_mask, B, T, x.device)  # (B,)
         heads = torch.empty_like(q)  # (B, H, T, Dh)
-        weights = q.new_zeros(B, self.n_heads, T, T) if need_weights else None
+        weights = q.new_zeros(B, self.n_heads, T, T)
         for scale, idx in self.groups.items():
             sel = torch.tensor(idx, device=x.device)
             out, w = scale_aware_attention(
-                q[:, sel], k[:, sel], v[:, sel],
-                resolve_radius(scale, n, self.window).to(x.device),
-                key_padding_mask, self.kernel, p, need_weights)  # eqs. (1)-(2)
+                q[:, sel], k[:, sel], v[:, sel], resolve_radius(scale, n, self.window),
+                key_padding_mask, self.kernel, p, need_weights=True)  # eqs. (1)-(2)
             heads = heads.index_copy(1, sel, out)  # out-of-place: autograd-safe
-            if weights is not None:
-                weights = weights.index_copy(1, sel, w)
-        self.last_weights = None if weights is None else weights.detach()
+            weights = weights.index_copy(1, sel, w)
+        self.last_weights = weights.detach()
         concat = heads.transpose(1, 2).reshape(B, T, D)  # eq. (4): [head_1; ...]
         return self.out_proj(concat), weights  # (B, T, D): ... W_O
 

@@ -38,11 +38,10 @@ from functools import partial
 import torch
 
 from lamalib.analysis.complexity import peak_memory_bytes
-from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
+from lamalib.analysis.timing import compare_seconds, save_benchmark, start_benchmark
 from lamalib.nn.multiscale import (flex_available, load_table, parse_candidate,
                                    pick_kernel, scale_aware_attention)
 from lamalib.nn.multiscale.kernel_table import TABLE_PATH
-from lamalib.runtime import get_device, seed_everything
 
 WINDOW_UP_TO = 16  # the diagonal-by-diagonal kernel: 2ω + 1 passes, slow beyond
 BLOCKS = [8, 16, 32, 64, 128]
@@ -234,12 +233,8 @@ def main() -> None:
     parser.add_argument("--out", default="results/benchmark__band_kernels.json")
     args = parser.parse_args()
 
-    seed_everything(0)
-    device = get_device()
-    malloc, clock = quiet_cpu(device)  # one thread, steady malloc, thread CPU time
-    timing = dict(repeats=args.repeats, warmup=args.warmup, clock=clock)
-    load_start = os.getloadavg()
-    wall, cpu = time.perf_counter(), time.thread_time()
+    device, malloc, clock, timing, load_start, wall, cpu = start_benchmark(
+        args.repeats, args.warmup)  # one thread, steady malloc, thread CPU time
     table = load_table()
     if args.grid_from_table:
         measured = {"cells": table["devices"][device.type]["float32"]}

@@ -45,11 +45,10 @@ import torch.nn.functional as F
 
 from lamalib.analysis.complexity import (allocator_peak_bytes, layer_slopes,
                                          peak_memory_bytes)
-from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
+from lamalib.analysis.timing import compare_seconds, save_benchmark, start_benchmark
 from lamalib.models import build_model
 from lamalib.nn.self_attention.multihead import MultiHeadAttention
 from lamalib.nn.multiscale import MultiScaleSelfAttention, scale_aware_attention
-from lamalib.runtime import get_device, seed_everything
 
 
 # The whole-model comparison: the MS-Transformer and our Transformer classifier at one
@@ -162,12 +161,8 @@ def main() -> None:
     parser.add_argument("--out", default="results/benchmark__multiscale.json")
     args = parser.parse_args()
 
-    seed_everything(0)
-    device = get_device()
-    malloc, clock = quiet_cpu(device)  # one thread, steady malloc, thread CPU time
-    timing = dict(repeats=args.repeats, warmup=args.warmup, clock=clock)
-    load_start = os.getloadavg()
-    wall, cpu = time.perf_counter(), time.thread_time()
+    device, malloc, clock, timing, load_start, wall, cpu = start_benchmark(
+        args.repeats, args.warmup)  # one thread, steady malloc, thread CPU time
     rows = layer_rows(args.lengths, args.d_model, args.heads, args.batch, timing,
                       device)
     ratios = layer_ratios(rows)

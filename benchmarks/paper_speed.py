@@ -44,13 +44,12 @@ from functools import partial
 import torch
 
 from lamalib.analysis.complexity import peak_memory_bytes
-from lamalib.analysis.timing import compare_seconds, quiet_cpu, save_benchmark
+from lamalib.analysis.timing import compare_seconds, save_benchmark, start_benchmark
 from lamalib.data.batching import Batch
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import load_published
 from lamalib.models import build_model
 from lamalib.provenance import hardware
-from lamalib.runtime import get_device, seed_everything
 from lamalib.train import TrainConfig
 from lamalib.train.optim import build_optimizer
 from lamalib.train.steps import classification_step
@@ -240,12 +239,8 @@ def main() -> None:
     parser.add_argument("--out", default="results/benchmark__paper_speed.json")
     args = parser.parse_args()
 
-    seed_everything(0)
-    device = get_device()
-    malloc, clock = quiet_cpu(device)  # one thread, steady malloc, thread CPU time
-    timing = dict(repeats=args.repeats, warmup=args.warmup, clock=clock)
-    load_start = os.getloadavg()
-    wall, cpu = time.perf_counter(), time.thread_time()
+    device, malloc, clock, timing, load_start, wall, cpu = start_benchmark(
+        args.repeats, args.warmup)  # one thread, steady malloc, thread CPU time
     metrics, models, train = {}, {}, {}
     if "msa" in args.parts:
         rows, models["msa"], train["msa"] = msa_rows(args, timing, device)

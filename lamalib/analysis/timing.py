@@ -7,15 +7,17 @@ same machine, never as absolute numbers to compare across machines.
 from __future__ import annotations
 
 import ctypes
+import os
 import statistics
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import torch
 
 from lamalib.provenance import (git_commit, hardware, portable_value,
                                 write_json_atomic)
+from lamalib.runtime import get_device, seed_everything
 
 
 def _sync() -> None:
@@ -106,6 +108,29 @@ def quiet_cpu(device: torch.device) -> tuple[dict | None, Callable[[], float]]:
         return None, time.perf_counter
     torch.set_num_threads(1)
     return steady_malloc(), time.thread_time
+
+
+class BenchmarkStart(NamedTuple):
+    """What :func:`start_benchmark` sets up: where and how a benchmark times."""
+
+    device: torch.device
+    malloc: dict | None  # the malloc settings fixed (CPU), or None
+    clock: Callable[[], float]  # thread CPU time on the CPU, wall time elsewhere
+    timing: dict  # repeats, warmup and clock, as the timing helpers take them
+    load_start: tuple[float, float, float]  # os.getloadavg() when it started
+    wall: float  # time.perf_counter() when it started
+    cpu: float  # time.thread_time() when it started
+
+
+def start_benchmark(repeats: int, warmup: int, seed: int = 0) -> BenchmarkStart:
+    """The first lines of every benchmark script: seed, device, :func:`quiet_cpu`,
+    and the load, wall and CPU clocks at the start (for the results file)."""
+    seed_everything(seed)
+    device = get_device()
+    malloc, clock = quiet_cpu(device)  # one thread, steady malloc, thread CPU time
+    return BenchmarkStart(device, malloc, clock,
+                          dict(repeats=repeats, warmup=warmup, clock=clock),
+                          os.getloadavg(), time.perf_counter(), time.thread_time())
 
 
 def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,

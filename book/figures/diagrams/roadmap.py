@@ -46,8 +46,8 @@ def roadmap() -> Svg:
               "banded attention's cost"]),
         ]),
     ]
-    s = Svg("roadmap", 1054, 552, "Roadmap of the course",
-            "Ten chapters in three parts, read in order. Foundations: 1 Setup and a "
+    s = Svg("roadmap", 780, 732, "Roadmap of the course",
+            "Ten chapters in three parts, read in order, three to a row. Foundations: 1 Setup and a "
             "first model (text to ids to padded batches, one training loop, the AVG "
             "baseline); 2 Word vectors (skip-gram and CBOW with negative sampling, "
             "compared with gensim; similarity and analogies); 3 Recurrent networks and "
@@ -67,10 +67,15 @@ def roadmap() -> Svg:
             "different sizes, the scale controller, the cost of banded attention).")
     w, h, gap = 232, 132, 28
     kinds = ["state", "attn", "op"]
-    for row, (part, items) in enumerate(chapters):
+    rows = []  # (part label or None for a part's second row, kind, up to 3 chapters)
+    for part, kind, items in ((p, k, i) for (p, i), k in zip(chapters, kinds)):
+        for start in range(0, len(items), 3):
+            rows.append((part if start == 0 else None, kind, items[start:start + 3]))
+    for row, (part, kind, items) in enumerate(rows):
         y = 40 + row * 180
-        kind = kinds[row]
-        s.text(14, y - 12, part, bold=True, anchor="start", color=KINDS[kind][1])
+        if part:  # right of the arrow that comes down into the row's first box
+            s.text(14 if row == 0 else 14 + w / 2 + 12, y - 12, part, bold=True,
+                   anchor="start", color=KINDS[kind][1])
         for col, (num, title, points) in enumerate(items):
             x = 14 + col * (w + gap)
             s.rect(x, y, w, h, kind, rx=10)
@@ -81,7 +86,7 @@ def roadmap() -> Svg:
                     anchor="start", gap=18)
             if col < len(items) - 1:
                 s.arrow((x + w + 2, y + h / 2), (x + w + gap - 2, y + h / 2))
-        if row < len(chapters) - 1:  # from the row's last chapter to the next row
+        if row < len(rows) - 1:  # from the row's last chapter to the next row
             last = len(items) - 1
             s.arrow((14 + last * (w + gap) + w / 2, y + h + 2),
                     (14 + last * (w + gap) + w / 2, y + 156), (14 + w / 2, y + 156),

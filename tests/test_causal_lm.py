@@ -9,7 +9,7 @@ from torch import nn
 from lamalib.data import Batch
 from lamalib.models.causal_lm import CausalLM, causal_lm_step
 from lamalib.testing import assert_padding_invariant
-from lamalib.train import TrainConfig, fit
+from tiny_lm_fit import repeated_rows_losses
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -74,14 +74,5 @@ def test_padding_never_changes_a_sequence_and_learned_positions_are_bounded():
 
 def test_causal_lm_loss_falls_on_a_tiny_repeated_corpus():
     torch.manual_seed(0)
-    model = CausalLM(V, **SIZES)
-    rows = torch.tensor([[5, 6, 7, 8, 9, 10, 11, 12]] * 8 + [[20, 21, 22, 23, 24, 25,
-                                                             26, 27]] * 8)
-    batches = [Batch(rows[i:i + 4], torch.ones(4, 8, dtype=torch.bool),
-                     torch.zeros(4, dtype=torch.long), torch.arange(i, i + 4))
-               for i in range(0, 16, 4)]
-    history = fit(model, batches, None, TrainConfig(epochs=6, lr=3e-3, patience=99,
-                                                    progress=False),
-                  step=causal_lm_step)
-    losses = history.column("train_loss")
+    losses = repeated_rows_losses(CausalLM(V, **SIZES), causal_lm_step)
     assert losses[-1] < 0.5 * losses[0]

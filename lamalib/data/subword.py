@@ -20,12 +20,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from lamalib.data.vocab import TokenLookup
+
 PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
 SPECIALS = (PAD, UNK, CLS, SEP, MASK)  # their ids are their places: 0 .. 4
 PREFIX = "##"  # marks a piece that continues a word (WordPiece's convention)
 
 
-class SubwordTokenizer:
+class SubwordTokenizer(TokenLookup):
     """WordPiece ids of a text, with the ``Vocab`` interface the batching uses.
 
     Args:
@@ -58,16 +60,7 @@ class SubwordTokenizer:
         ``transformers``' ``PreTrainedTokenizerFast`` too)."""
         self.tokenizer.save(str(path))
 
-    # -- the Vocab interface ----------------------------------------------------
-    def __len__(self) -> int:
-        return len(self.itos)
-
-    def __getitem__(self, token: str) -> int:
-        return self.stoi.get(token, self.unk_id)
-
-    def __contains__(self, token: str) -> bool:
-        return token in self.stoi
-
+    # -- the Vocab interface (lookups from TokenLookup) -----------------------------
     pad_id, unk_id, cls_id, sep_id, mask_id = range(5)
 
     @property

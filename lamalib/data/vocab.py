@@ -12,8 +12,26 @@ from lamalib.data.tokenize import tokenize
 PAD, UNK, CLS = "<pad>", "<unk>", "[CLS]"
 
 
+class TokenLookup:
+    """Token -> id lookups over ``itos`` / ``stoi``, unknown tokens to ``unk_id``: the
+    part of the ``Vocab`` interface that :class:`Vocab` and the subword tokenizer
+    (``lamalib.data.subword``) share."""
+
+    itos: list[str]
+    stoi: dict[str, int]
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __getitem__(self, token: str) -> int:
+        return self.stoi.get(token, self.unk_id)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.stoi
+
+
 @dataclass
-class Vocab:
+class Vocab(TokenLookup):
     """Maps tokens to ids. ``<pad>`` is always id 0 and ``<unk>`` id 1.
 
     Build one with :meth:`Vocab.build`; ``encode`` turns a text into ids.
@@ -58,15 +76,6 @@ class Vocab:
         if max_size is not None:
             kept = kept[:max_size]
         return cls(specials + kept, dict(counter))
-
-    def __len__(self) -> int:
-        return len(self.itos)
-
-    def __getitem__(self, token: str) -> int:
-        return self.stoi.get(token, self.unk_id)
-
-    def __contains__(self, token: str) -> bool:
-        return token in self.stoi
 
     @property
     def pad_id(self) -> int:

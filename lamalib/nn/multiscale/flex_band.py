@@ -86,7 +86,11 @@ def flex_band_attention(
                     if key_mask is None else key_mask.to(torch.bool))
 
             def band(b, h, i, j):
-                return ((i - j).abs() <= rad[b, h]) & real[b, j]
+                # the compiled kernel may ask past the last key (a block's padded
+                # tail, in scalar code): clamp the lookup, and keep j < T in the mask
+                inside = j < T
+                return (((i - j).abs() <= rad[b, h]) & inside
+                        & real[b, j.clamp(0, T - 1)])
             block_mask = create_block_mask(band, B, H, T, T, device=q.device,
                                            BLOCK_SIZE=block)
     return _compiled_flex()(q, k, v, block_mask=block_mask)  # (B, H, T, Dv)

@@ -14,7 +14,9 @@ For a real (non-pad) query i with attention weights alpha_i. over the keys,
 Pad queries are dropped; pad keys get weight 0 in every lamalib model, so they are
 never an argmax. The weights come from a model that keeps them
 (``keep_weights(True)`` then ``attention_weights() -> (L, B, H, T, T)``, as the TE
-classifier and the Transformer encoder do), or from any ``weights_of`` function.
+classifier and the Transformer encoder do), from a Hugging Face encoder
+(:func:`hf_weights`: BERT-base in ``tools/bert_attention_distance.py``), or from any
+``weights_of`` function.
 """
 
 from __future__ import annotations
@@ -45,6 +47,18 @@ def kept_weights(model: nn.Module, batch) -> tuple[torch.Tensor, torch.Tensor]:
     finally:
         model.keep_weights(False)
     return weights, mask
+
+
+def hf_weights(model: nn.Module, batch) -> tuple[torch.Tensor, torch.Tensor]:
+    """Run a Hugging Face encoder (``transformers.BertModel`` and kin, loaded with
+    ``attn_implementation="eager"`` so that it can return its weights) on ``batch``
+    and return its weights ``(L, B, H, T, T)`` and the key mask ``(B, T)``."""
+    tokens, mask = _tokens_and_mask(batch)
+    out = model(input_ids=tokens, attention_mask=mask.long(), output_attentions=True)
+    if not out.attentions:
+        raise ValueError("the model returned no attention weights: load it with "
+                         "attn_implementation='eager'")
+    return torch.stack(out.attentions), mask  # (L, B, H, T, T)
 
 
 def _real_queries(weights: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -164,4 +178,4 @@ def attention_distances(model: nn.Module, batches: Iterable,
 
 
 __all__ = ["AttentionDistances", "argmax_distance", "attention_distances",
-           "chance_distance", "expected_distance", "kept_weights"]
+           "chance_distance", "expected_distance", "hf_weights", "kept_weights"]

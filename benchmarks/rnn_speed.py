@@ -1,4 +1,4 @@
-"""From-scratch bidirectional GRU vs ``nn.GRU`` (packed; cuDNN on a GPU), side by side.
+"""From-scratch bidirectional GRU vs ``BiGRU`` on ``nn.GRU`` (cuDNN on a GPU), side by side.
 
 Both compute the same function with the same weights (tests/test_bigru.py proves it);
 this script times forward + backward of each in one run and prints the ratio. It writes

@@ -76,3 +76,43 @@ def test_empty_row_gives_zeros_and_left_padding_is_refused():
     assert torch.all(BiGRU(5, 4)(x, mask)[2] == 0)
     with pytest.raises(ValueError, match="right-padded"):
         BiGRU(5, 4)(x, mask.flip(1))
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_padded_cpu_path_equals_the_packed_run_outputs_and_gradients(layers):
+    # On the CPU a padded batch is not packed: each row is reversed within its length
+    # for the backward direction. The same function as packing, in float64, outputs
+    # and gradients alike (an empty row included).
+    torch.manual_seed(5)
+    x = torch.randn(5, 8, 5, dtype=torch.float64, requires_grad=True)
+    lengths = torch.tensor([8, 3, 1, 6, 0])
+    mask = torch.arange(8)[None, :] < lengths[:, None]
+    encoder = BiGRU(5, 4, num_layers=layers).double()
+    packed = pack_padded_sequence(x, lengths.clamp(min=1), batch_first=True,
+                                  enforce_sorted=False)
+    reference = pad_packed_sequence(encoder.gru(packed)[0], batch_first=True,
+                                    total_length=8)[0] * mask[..., None]
+    weights = torch.randn_like(reference)
+    params = [x, *encoder.parameters()]
+    want = torch.autograd.grad((reference * weights).sum(), params)
+    out = encoder(x, mask)
+    got = torch.autograd.grad((out * weights).sum(), params)
+    torch.testing.assert_close(out, reference, atol=1e-12, rtol=0)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, atol=1e-12, rtol=0)
+
+
+def test_padded_cpu_path_drops_out_between_layers_like_nn_gru():
+    # Dropout between stacked layers, in training only: with p = 1 the second layer
+    # sees zeros, so its states are those of an all-zero input; in eval mode, not.
+    torch.manual_seed(6)
+    x, mask, lengths = _batch()
+    encoder = BiGRU(5, 4, num_layers=2, dropout=1.0)
+    zero_input = BiGRU(4 * 2, 4)
+    zero_input.gru.load_state_dict({k.replace("_l1", "_l0"): v for k, v in
+                                    encoder.gru.state_dict().items() if "_l1" in k})
+    encoder.train()
+    torch.testing.assert_close(encoder(x, mask),
+                               zero_input(torch.zeros(4, 6, 8), mask), **TOL)
+    encoder.eval()
+    assert not torch.allclose(encoder(x, mask), zero_input(torch.zeros(4, 6, 8), mask))

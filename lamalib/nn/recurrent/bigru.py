@@ -66,6 +66,8 @@ class BiGRU(nn.Module):
                 "BiGRU expects right-padded batches (mask True for the first tokens, "
                 "then False); pad at the end, e.g. with lamalib.data.pad_sequences"
             )
+        if x.device.type == "cpu":
+            return self._reversed_rows(x, mask, lengths)  # (B, T, 2D)
         # Packing makes the backward direction start at each row's last real token,
         # not at the padding: pads never reach a real state (and cost no time).
         # pack_padded_sequence rejects length 0; such rows are zeroed below instead.
@@ -75,3 +77,41 @@ class BiGRU(nn.Module):
         out, _ = self.gru(packed)
         states, _ = pad_packed_sequence(out, batch_first=True, total_length=T)
         return states * mask[..., None]  # (B, T, 2D)
+
+    def _direction(self, x: torch.Tensor, layer: int, reverse: bool) -> torch.Tensor:
+        """One direction of one layer of ``self.gru``, read left to right over ``x``
+        ``(B, T, In)``: ``(B, T, D)``, with that direction's own weights."""
+        suffix = f"_l{layer}" + ("_reverse" if reverse else "")
+        weights = [getattr(self.gru, f"{name}{suffix}")
+                   for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+        h0 = x.new_zeros(1, x.shape[0], self.hidden_size)  # (1, B, D)
+        return torch._VF.gru(x, h0, weights, True, 1, 0.0, self.training, False,
+                             True)[0]  # (B, T, D)
+
+    def _reversed_rows(self, x: torch.Tensor, mask: torch.Tensor,
+                       lengths: torch.Tensor) -> torch.Tensor:
+        """The packed result without packing (the CPU path for padded batches).
+
+        Pads sit after every real token, so the forward direction run over the padded
+        batch gives each real position exactly its packed state. The backward
+        direction reads each row reversed *within its length* (``flip``: position
+        ``t < n`` takes ``n - 1 - t``, pads stay at the end), so it too starts at the
+        last real token; its states are put back with the same permutation. On the
+        CPU, autograd through a packed sequence zero-fills a full-size gradient at
+        every time step, so its backward grows as T^2; this path stays linear in T
+        (``benchmarks/bigru_padding.py``: 4.6 times faster than packing at T = 400).
+        """
+        B, T, _ = x.shape
+        pos = torch.arange(T, device=x.device).expand(B, T)  # (B, T)
+        n = lengths[:, None]  # (B, 1)
+        flip = torch.where(pos < n, n - 1 - pos, pos)  # (B, T), its own inverse
+        h = x  # (B, T, In)
+        for layer in range(self.gru.num_layers):
+            if layer > 0 and self.training and self.gru.dropout > 0:
+                h = nn.functional.dropout(h, self.gru.dropout, training=True)
+            forward = self._direction(h, layer, reverse=False)  # (B, T, D)
+            h_rev = h.gather(1, flip[..., None].expand_as(h))  # rows reversed
+            backward = self._direction(h_rev, layer, reverse=True)  # (B, T, D)
+            backward = backward.gather(1, flip[..., None].expand_as(backward))
+            h = torch.cat([forward, backward], dim=-1) * mask[..., None]  # (B, T, 2D)
+        return h  # (B, T, 2D), pads 0

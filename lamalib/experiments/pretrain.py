@@ -283,6 +283,7 @@ def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
         raise UsageError(f"--corpus {config.corpus}: no such corpus; choose one of "
                          f"{', '.join(sorted(PRETRAINING_CORPORA))}")
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    commit = git_commit()  # the code that runs, before anyone edits the checkout
     wall = time.perf_counter()
     checkpoints = Path(checkpoints)
     try:
@@ -343,7 +344,7 @@ def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
         "tokens_seen": batches.tokens_seen(last["step"]),
         "seconds": round(sum(r["seconds"] for r in history.records), 1),
         "session_seconds": round(time.perf_counter() - wall, 1),
-        "hardware": hardware(), "started": started, "git_commit": git_commit(),
+        "hardware": hardware(), "started": started, "git_commit": commit,
         "lamalib": lamalib_version(),
         "command": reproduce_command(argv),
     }

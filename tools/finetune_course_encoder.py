@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import statistics
 import time
 from pathlib import Path
 
@@ -148,6 +149,7 @@ def main() -> None:
                     "tokens_seen": enc_config.get("tokens_seen")},
         "sizes": {s: len(v) for s, v in ids.items()},
         "cut_to_max_len": cut, "max_len": cfg.max_len,
+        "median_pieces": {s: statistics.median(map(len, v)) for s, v in ids.items()},
         "config": {"seeds": args.seeds, "lrs": args.lrs, "max_epochs": args.max_epochs,
                    "patience": args.patience, "batch_size": args.batch_size,
                    "dropout": args.dropout, "optimizer": "adamw", "weight_decay": 0.01,

@@ -37,7 +37,8 @@ from lamalib.experiments.comparison import estimate, paired_difference
 from lamalib.models.pretrained import (COURSE_ENCODER_DIR, encoder_ids,
                                        load_course_encoder)
 from lamalib.models.te import TEClassifier
-from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
+from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
+                                write_json_atomic)
 from lamalib.train import TrainConfig, evaluate, fit
 
 OUT = Path("results/sweeps/finetune_course_encoder")
@@ -173,8 +174,7 @@ def main() -> None:
         "started": date, "seconds": time.perf_counter() - started
         + sum(r["seconds"] for r in done),
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    write_json_atomic(out, record)
     print(f"pretrained - scratch: {diff.mean:+.1f} ± {diff.se:.1f} points over {diff.n} "
           f"seeds (lr {chosen}) -> {record['verdict']}; wrote {out}")
 

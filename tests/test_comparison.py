@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from lamalib.experiments.comparison import (Estimate, compare, estimate, overall,
-                                            was_cut)
+from lamalib.experiments.comparison import (Estimate, choose_on_validation, compare,
+                                            estimate, overall, was_cut)
 
 
 def run(model, dataset, seed, acc, epochs=40, ran=10, best=5, patience=5):
@@ -52,3 +52,23 @@ def test_a_run_at_its_cap_still_improving_was_cut():
     assert not was_cut(run("a", "d", 0, .5, epochs=15, ran=15, best=10))  # waited 5
     runs = [run("a", "d", 0, .5, epochs=15, ran=15, best=15), run("b", "d", 0, .5)]
     assert compare(runs, "a", "b", ["d"]).iloc[0]["cut"] == 1
+
+
+def test_a_setting_is_chosen_on_validation_among_those_with_enough_seeds():
+    def valid_run(dataset, seed, valid, test):
+        r = run("san", dataset, seed, test)
+        r["metrics"]["best_valid_accuracy"] = valid
+        return r
+
+    settings = {
+        1.0: [valid_run("d", s, v, .99) for s, v in enumerate((.80, .81, .79))],
+        0.1: [valid_run("d", s, v, .50) for s, v in enumerate((.85, .84, .86))],
+        # the best validation score, but two seeds on d: not a candidate there
+        0.0: [valid_run("d", s, .95, .60) for s in (0, 1)] + [valid_run("e", 0, .9, .9)],
+    }
+    chosen, runs, among = choose_on_validation(settings, "d")
+    assert chosen == 0.1 and among == [1.0, 0.1]  # test accuracy plays no part
+    assert [r["config"]["seed"] for r in runs] == [0, 1, 2]
+    assert all(r["dataset"] == "d" for r in runs)
+    assert choose_on_validation(settings, "d", min_seeds=2)[0] == 0.0
+    assert choose_on_validation(settings, "e") == (None, [], [])

@@ -66,6 +66,27 @@ def paired_difference(a: dict[int, float], b: dict[int, float]) -> Estimate:
     return estimate([a[s] - b[s] for s in sorted(set(a) & set(b))])
 
 
+def choose_on_validation(settings: dict[object, list[dict]], dataset: str,
+                         min_seeds: int = 3) -> tuple[object, list[dict], list]:
+    """Pick one setting of a model (e.g. SAN's penalty weight) for a comparison, the
+    way DESIGN says: on the validation split, never the test set.
+
+    ``settings`` maps each setting to its runs (any datasets). Among the settings with
+    at least ``min_seeds`` runs on ``dataset``, the one with the highest mean best
+    validation accuracy (``metrics["best_valid_accuracy"]``) wins. Returns ``(setting,
+    its runs on dataset, the settings compared, largest first)``, or ``(None, [], [])``
+    when no setting has enough seeds.
+    """
+    ready = {s: [r for r in runs if r["dataset"] == dataset]
+             for s, runs in settings.items()}
+    ready = {s: runs for s, runs in ready.items() if len(runs) >= min_seeds}
+    if not ready:
+        return None, [], []
+    best = max(ready, key=lambda s: estimate(
+        [r["metrics"]["best_valid_accuracy"] for r in ready[s]]).mean)
+    return best, ready[best], sorted(ready, reverse=True)
+
+
 def compare(runs: list[dict], a: str, b: str, datasets: list[str],
             others: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per dataset: ``a``, ``b`` and ``others`` as :class:`Estimate` over

@@ -29,10 +29,33 @@ def test_the_record_is_myst_nbs(monkeypatch, value):
     (o_bundle, o_kw), (t_bundle, t_kw) = ours[0], theirs[0]
     assert o_kw["metadata"]["scrapbook"] == t_kw["metadata"]["scrapbook"]
     key = myst_glue.GLUE_PREFIX + "text/plain"
-    if isinstance(value, str):  # ours without repr's quotes: the text reads as typed
-        assert o_bundle[key] == value and t_bundle[key] == repr(value)
-    else:
-        assert o_bundle == t_bundle
+    assert o_bundle == t_bundle and o_bundle[key] == repr(value)
+
+
+@pytest.mark.parametrize("value", ["6,236", "3e-05, 0.0001 and 0.0003", "'.', 'the'",
+                                   "beam 4", "none", 'say "no"', "0.25"])
+def test_a_glued_string_renders_in_the_book_exactly_as_given(monkeypatch, value):
+    # the book build formats a {glue:text} role's record with myst-nb's
+    # format_plain_text; a string must come back unchanged, not as a tuple
+    from myst_nb.core.variables import format_plain_text
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    calls = _capture(monkeypatch, IPython.display, "display")
+    glue("x", value)
+    assert format_plain_text(calls[0][0][myst_glue.GLUE_PREFIX + "text/plain"], "") \
+        == value
+
+
+def test_a_glued_number_formats_in_the_book(monkeypatch):
+    from myst_nb.core.variables import format_plain_text
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    calls = _capture(monkeypatch, IPython.display, "display")
+    glue("x", 92895)
+    glue("y", 0.6162)
+    texts = [c[0][myst_glue.GLUE_PREFIX + "text/plain"] for c in calls]
+    assert format_plain_text(texts[0], ",d") == "92,895"
+    assert format_plain_text(texts[1], ".1%") == "61.6%"
 
 
 def test_tensors_and_numpy_scalars_become_numbers(monkeypatch):

@@ -33,6 +33,8 @@ def glue(name: str, value) -> None:
         return
     if get_ipython() is None:
         return
-    text = value if isinstance(value, str) else repr(value)
+    # repr, as myst-nb's own glue: the book build literal_evals the text back, so a
+    # string comes out exactly as given ("6,236" unquoted would read as a tuple)
+    text = repr(value)
     display({GLUE_PREFIX + "text/plain": text}, raw=True,
             metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})

@@ -173,10 +173,15 @@ def command_line(argv: list[str] | None = None,
     """The command that reproduces this run: ``program`` and its arguments, without
     the local output folders (``local``) and with every path portable (relative to the
     repository's root inside it, else the file name: :func:`portable_arg`), so a
-    results file names no folder of the machine that made it."""
+    results file names no folder of the machine that made it; prefixed with
+    ``LAMALIB_SEED=N`` when that shift is set."""
     args = sys.argv[1:] if argv is None else argv
     words = [portable_arg(a) for a in reproducible_args(args, local)]
-    return f"{program} {shlex.join(words)}".rstrip()
+    # LAMALIB_SEED shifts every seed of the run (lamalib.runtime.seed): without it the
+    # command would rerun other seeds
+    shift = os.environ.get("LAMALIB_SEED", "").strip()
+    env = f"LAMALIB_SEED={shift} " if shift not in ("", "0") else ""
+    return f"{env}{program} {shlex.join(words)}".rstrip()
 
 
 def write_json_atomic(path: Path, data: dict, indent: int = 1) -> None:

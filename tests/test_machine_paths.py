@@ -87,7 +87,8 @@ def test_portable_paths(tmp_path, monkeypatch):
         "out": "b.json", "n": [1, "y"], "clock": "thread_time"}
 
 
-def test_a_recorded_command_names_no_folder_of_the_machine(tmp_path):
+def test_a_recorded_command_names_no_folder_of_the_machine(tmp_path, monkeypatch):
+    monkeypatch.delenv("LAMALIB_SEED", raising=False)  # its shift is tested below
     argv = ["run", "--model", "avg", "--set", f"embeddings={tmp_path / 'v.txt'}",
             "--results", str(tmp_path / "r"), "--checkpoints=/tmp/c",
             "--out", str(REPO_ROOT / "results" / "sweeps" / "x.json"),
@@ -97,6 +98,17 @@ def test_a_recorded_command_names_no_folder_of_the_machine(tmp_path):
         "--out results/sweeps/x.json --set scales=1,3,N/16")
     assert command_line(["--out", str(tmp_path / "a.json"), "--n", "2"],
                         "python tools/t.py", local=("--out",)) == "python tools/t.py --n 2"
+
+
+def test_a_recorded_command_keeps_the_seed_shift(monkeypatch):
+    # LAMALIB_SEED=1 with --seeds 1 runs seed 1; the command alone would run seed 0
+    monkeypatch.setenv("LAMALIB_SEED", "1")
+    assert command_line(["reproduce", "lama", "--seeds", "1"]) == (
+        "LAMALIB_SEED=1 python -m lamalib.experiments reproduce lama --seeds 1")
+    monkeypatch.setenv("LAMALIB_SEED", "0")
+    assert command_line(["run"]) == "python -m lamalib.experiments run"
+    monkeypatch.delenv("LAMALIB_SEED")
+    assert command_line(["run"]) == "python -m lamalib.experiments run"
 
 
 def test_a_benchmark_file_names_itself_by_its_path_in_the_repository(tmp_path):

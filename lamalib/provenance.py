@@ -7,6 +7,7 @@ Benchmarks (``lamalib.analysis.timing``) and experiment results files
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
 import platform
@@ -47,8 +48,13 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+@functools.lru_cache(maxsize=None)
 def git_commit() -> str | None:
-    """The checkout's commit (with ``+dirty`` when files differ), None outside git."""
+    """The checkout's commit (with ``+dirty`` when files differ), None outside git.
+
+    Read once per process: the code a process runs is the code it imported, so every
+    run of one ``--seeds 3`` command records the same commit even if the checkout moves
+    on while it trains."""
     root = Path(__file__).resolve().parents[1]
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,

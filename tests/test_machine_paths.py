@@ -242,3 +242,17 @@ def test_a_results_file_of_an_older_version_with_a_full_path_is_compared_by_sha2
     capsys.readouterr()
     main([*args, "--set", f"embeddings={vectors}"])
     assert "is complete: skipped" in capsys.readouterr().out
+
+
+def test_the_commit_is_read_once_per_process(monkeypatch):
+    # every run of one process records the commit of the code it imported
+    import subprocess
+
+    from lamalib import provenance
+
+    provenance.git_commit.cache_clear()
+    first = provenance.git_commit()
+    calls = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a))
+    assert provenance.git_commit() == first and calls == []
+    provenance.git_commit.cache_clear()

@@ -20,6 +20,8 @@ from pathlib import Path, PureWindowsPath
 
 import torch
 
+from lamalib import runtime
+
 
 def hardware() -> dict:
     """Device kind, its name (GPU or CPU model) and count, torch threads, torch, CUDA
@@ -183,10 +185,10 @@ def command_line(argv: list[str] | None = None,
     ``LAMALIB_SEED=N`` when that shift is set."""
     args = sys.argv[1:] if argv is None else argv
     words = [portable_arg(a) for a in reproducible_args(args, local)]
-    # LAMALIB_SEED shifts every seed of the run (lamalib.runtime.seed): without it the
-    # command would rerun other seeds
-    shift = os.environ.get("LAMALIB_SEED", "").strip()
-    env = f"LAMALIB_SEED={shift} " if shift not in ("", "0") else ""
+    # LAMALIB_SEED shifts every seed of the run: without it the command would rerun
+    # other seeds
+    shift = runtime.base_seed()
+    env = f"LAMALIB_SEED={shift} " if shift else ""
     return f"{env}{program} {shlex.join(words)}".rstrip()
 
 

@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path, PureWindowsPath
 
 import torch
@@ -190,6 +191,32 @@ def command_line(argv: list[str] | None = None,
     shift = runtime.base_seed()
     env = f"LAMALIB_SEED={shift} " if shift else ""
     return f"{env}{program} {shlex.join(words)}".rstrip()
+
+
+class RunStamp:
+    """What a tool's results file records about how it was made, started when the
+    tool starts: the commit and the date are read then (the code that ran, not the
+    code at the end), and :meth:`fields` adds the machine, the seconds since, the
+    package version and the command."""
+
+    def __init__(self) -> None:
+        self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds")
+        self.commit = git_commit()
+        self._clock = time.perf_counter()
+
+    def seconds(self) -> float:
+        """Seconds since the stamp was made."""
+        return time.perf_counter() - self._clock
+
+    def fields(self, argv: list[str] | None, program: str,
+               local: tuple[str, ...] = LOCAL_OPTIONS) -> dict:
+        """``hardware``, ``started``, ``seconds``, ``git_commit``, ``lamalib`` and
+        ``command`` (:func:`command_line` of ``argv`` as ``program``)."""
+        return {"hardware": hardware(), "started": self.started,
+                "seconds": self.seconds(), "git_commit": self.commit,
+                "lamalib": lamalib_version(),
+                "command": command_line(argv, program, local)}
 
 
 def write_json_atomic(path: Path, data: dict, indent: int = 1) -> None:

@@ -256,3 +256,19 @@ def test_the_commit_is_read_once_per_process(monkeypatch):
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a))
     assert provenance.git_commit() == first and calls == []
     provenance.git_commit.cache_clear()
+
+
+def test_a_tool_stamp_records_how_its_file_was_made(tmp_path, monkeypatch):
+    # the commit and date are read when the tool starts; the command names no folder
+    from lamalib import provenance
+
+    monkeypatch.delenv("LAMALIB_SEED", raising=False)
+    stamp = provenance.RunStamp()
+    fields = stamp.fields(["--out", str(tmp_path), "--n", "2"], "python tools/x.py",
+                          local=("--out",))
+    assert fields["command"] == "python tools/x.py --n 2"
+    assert fields["git_commit"] == provenance.git_commit()
+    assert fields["started"] == stamp.started and fields["seconds"] >= 0
+    assert fields["lamalib"] == provenance.lamalib_version()
+    assert fields["hardware"]["device"] in ("cpu", "cuda")
+    assert not provenance.looks_like_path(json.dumps(fields["command"]))

@@ -202,3 +202,13 @@ def test_the_shipped_encoder_loads_or_says_how_to_make_it():
     else:
         with pytest.raises(EncoderUnavailable, match="lamalib.experiments pretrain"):
             load_course_encoder()
+
+
+def test_a_text_longer_than_the_encoder_is_cut_with_its_sep_kept_last():
+    from lamalib.models.pretrained import cut_to_length
+
+    cls, sep = 2, 3
+    ids = [cls, 10, 11, 12, 13, sep]
+    assert cut_to_length(ids, 6, sep) == ids  # fits: unchanged
+    assert cut_to_length(ids, 4, sep) == [cls, 10, 11, sep]
+    assert cut_to_length(ids, 5, sep) == [cls, 10, 11, 12, sep]

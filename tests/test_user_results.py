@@ -2,6 +2,7 @@
 lamalib-results/ in the current folder): the course's committed results/ never blocks
 them, and ``report`` shows both, each row saying whose runs it holds."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,22 @@ def test_help_names_the_default_results_folder(command, capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "$LAMALIB_RESULTS if set, else lamalib-results/" in text
     assert "--results results" in text
+
+
+def test_an_option_sweep_is_read_per_value_from_its_folders(tmp_path):
+    def write(folder, name, acc):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / name).write_text(json.dumps(
+            {"model": "san", "metrics": {"test_accuracy": acc}}))
+
+    write("penalty_0", "lama__san__r8__s0.json", 0.9)
+    write("penalty_0", "lama__san__r8__s1.json", 0.8)
+    write("penalty_0.1", "lama__san__r8__s0.json", 0.7)
+    write("other_1", "lama__san__r8__s0.json", 0.6)  # another option: skipped
+    write("penalty_x", "lama__san__r8__s0.json", 0.5)  # not a value: skipped
+    (tmp_path / "penalty_1").mkdir()  # a value with no run yet
+    sweep = results.load_option_sweep(tmp_path, "penalty")
+    assert sorted(sweep) == [0.0, 0.1, 1.0]
+    assert [r["metrics"]["test_accuracy"] for r in sweep[0.0]] == [0.9, 0.8]
+    assert [r["file"] for r in sweep[0.1]] == ["lama__san__r8__s0.json"]
+    assert sweep[1.0] == []

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import torch
@@ -33,8 +31,7 @@ from lamalib.data.batching import BucketBatches
 from lamalib.data.registry import load_dataset
 from lamalib.models.bert import (DEFAULT_NAME, BertTokens, PretrainedUnavailable,
                                  load_pretrained)
-from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
-                                write_json_atomic)
+from lamalib.provenance import RunStamp, write_json_atomic
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "sweeps" / \
     "bert_attention_distance"
@@ -64,8 +61,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--max-distance", type=int, default=10)
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    commit, clock = git_commit(), time.perf_counter()
+    stamp = RunStamp()
     try:
         model, tokens = load_bert(args.model, args.max_length)
     except PretrainedUnavailable as err:
@@ -91,11 +87,8 @@ def main(argv: list[str] | None = None) -> dict:
                          "hidden": model.config.hidden_size},
         "distances": {"pretrained": found.record(args.max_distance)},
         "params": sum(p.numel() for p in model.parameters()),
-        "hardware": hardware(), "started": started,
-        "seconds": time.perf_counter() - clock, "git_commit": commit,
-        "lamalib": lamalib_version(),
-        "command": command_line(argv, "python tools/bert_attention_distance.py",
-                                local=("--out",)),
+        **stamp.fields(argv, "python tools/bert_attention_distance.py",
+                       local=("--out",)),
     }
     out = Path(args.out) / f"{name.replace('/', '_')}__{args.dataset}.json"
     write_json_atomic(out, record)

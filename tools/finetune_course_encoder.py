@@ -21,7 +21,6 @@ so a killed sweep resumes.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import statistics
 import time
@@ -33,12 +32,12 @@ from lamalib import runtime
 from lamalib.data.batching import BucketBatches
 from lamalib.data.registry import load_dataset
 from lamalib.experiments.claims import difference_verdict
-from lamalib.experiments.comparison import estimate, paired_difference
-from lamalib.models.pretrained import (COURSE_ENCODER_DIR, encoder_ids,
+from lamalib.experiments.comparison import (estimate, paired_difference,
+                                           stopped_at_cap)
+from lamalib.models.pretrained import (COURSE_ENCODER_DIR, cut_to_length,
                                        load_course_encoder)
 from lamalib.models.te import TEClassifier
-from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
-                                write_json_atomic)
+from lamalib.provenance import RunStamp, write_json_atomic
 from lamalib.train import TrainConfig, evaluate, fit
 
 OUT = Path("results/sweeps/finetune_course_encoder")
@@ -74,19 +73,18 @@ def main() -> None:
     out = Path(args.out or OUT / f"{args.dataset}.json")
     log = Path(args.log or out.with_suffix(".partial.jsonl"))
 
-    started = time.perf_counter()
-    commit = git_commit()
-    date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    stamp = RunStamp()
     encoder, tokenizer = load_course_encoder()
     enc_config = json.loads((COURSE_ENCODER_DIR / "config.json").read_text())
     cfg = encoder.config
     splits = {s: load_dataset(args.dataset, s) for s in ("train", "valid", "test")}
-    ids = {s: [encoder_ids(tokenizer, t, cfg.max_len) for t in d.texts]
-           for s, d in splits.items()}
+    whole = {s: [tokenizer.encode(t, add_cls=True) for t in d.texts]
+             for s, d in splits.items()}  # [CLS] pieces [SEP], uncut
+    cut = {s: sum(len(x) > cfg.max_len for x in v) for s, v in whole.items()}
+    ids = {s: [cut_to_length(x, cfg.max_len, tokenizer.sep_id) for x in v]
+           for s, v in whole.items()}
     labels = {s: list(d.labels) for s, d in splits.items()}
     num_classes = len(splits["train"].label_names)
-    cut = {s: sum(len(tokenizer.encode(t, add_cls=True)) > cfg.max_len
-                  for t in d.texts) for s, d in splits.items()}
 
     done = ([json.loads(line) for line in log.read_text().splitlines() if line.strip()]
             if log.exists() else [])
@@ -120,8 +118,8 @@ def main() -> None:
                        "valid_accuracy": 100 * best["valid_accuracy"],
                        "test_accuracy": 100 * test["accuracy"],
                        "best_epoch": best["epoch"], "epochs": len(history),
-                       "cut": (len(history) >= args.max_epochs
-                               and len(history) - best["epoch"] < args.patience),
+                       "cut": stopped_at_cap(len(history), best["epoch"],
+                                             args.max_epochs, args.patience),
                        "history": history.records,
                        "seconds": time.perf_counter() - t0}
                 rows.append(row)
@@ -167,12 +165,11 @@ def main() -> None:
         "difference": diff.__dict__,
         "verdict": difference_verdict(diff, min(len(v) for v in test.values())),
         "cut": sum(r["cut"] for r in rows),
-        "hardware": hardware(), "torch_threads": torch.get_num_threads(),
-        "lamalib": lamalib_version(), "git_commit": commit,
-        "command": command_line(None, "python tools/finetune_course_encoder.py",
-                                local=("--out", "--log")),
-        "started": date, "seconds": time.perf_counter() - started
-        + sum(r["seconds"] for r in done),
+        "torch_threads": torch.get_num_threads(),
+        **stamp.fields(None, "python tools/finetune_course_encoder.py",
+                       local=("--out", "--log")),
+        # this process's seconds and those of the runs an earlier one logged
+        "seconds": stamp.seconds() + sum(r["seconds"] for r in done),
     }
     write_json_atomic(out, record)
     print(f"pretrained - scratch: {diff.mean:+.1f} ± {diff.se:.1f} points over {diff.n} "

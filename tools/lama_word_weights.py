@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import torch
@@ -29,7 +27,7 @@ from lamalib.experiments.runner import (config_record, dataset_identity, load_da
                                        split_loaders, word2vec_vectors)
 from lamalib.experiments.spec import RunSpec
 from lamalib.models import build_model
-from lamalib.provenance import command_line, git_commit, hardware
+from lamalib.provenance import RunStamp
 from lamalib.runtime import profile, seed_everything
 from lamalib.train import evaluate, fit
 
@@ -53,8 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     out = Path(args.out or f"results/sweeps/lama_word_weights/{args.dataset}.json")
 
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    commit, clock = git_commit(), time.perf_counter()
+    stamp = RunStamp()
     # The LAMA grid's cell for this model (batch 32, SGD 0.05, momentum 0.9, weight
     # decay 1e-4, word2vec 100-d min count 5, 10 heads); only the epochs are cut.
     fields = paper_spec_fields(PAPERS["lama"], args.model, args.dataset)
@@ -114,9 +111,7 @@ def main(argv: list[str] | None = None) -> None:
                     "best_valid_accuracy": history.best_score,
                     "best_epoch": history.best_epoch},
         "history": history.records,
-        "hardware": hardware(), "started": started,
-        "seconds": time.perf_counter() - clock, "git_commit": commit,
-        "command": command_line(argv, "python tools/lama_word_weights.py"),
+        **stamp.fields(argv, "python tools/lama_word_weights.py"),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, indent=1) + "\n")

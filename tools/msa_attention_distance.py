@@ -14,8 +14,6 @@ the positions and the random weights alone give). Writes
 from __future__ import annotations
 
 import argparse
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 from lamalib.analysis.attention_distance import attention_distances
@@ -25,7 +23,7 @@ from lamalib.experiments.runner import (config_record, dataset_identity, load_da
                                         split_loaders)
 from lamalib.experiments.spec import RunSpec
 from lamalib.models import build_model
-from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
+from lamalib.provenance import RunStamp
 from lamalib.runtime import profile, seed_everything
 from lamalib.train import evaluate, fit
 
@@ -45,8 +43,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    commit, clock = git_commit(), time.perf_counter()
+    stamp = RunStamp()
     options = {"d_model": args.d_model, "n_heads": args.heads, "n_layers": args.layers,
                "d_ff": 2 * args.d_model, "dropout": 0.1}
     # the TE baseline's optimizer (lamalib.experiments.papers); no early stop
@@ -77,12 +74,9 @@ def main(argv: list[str] | None = None) -> dict:
         "distances": {"trained": after.record(args.max_distance),
                       "untrained": before.record(args.max_distance)},
         "params": sum(p.numel() for p in model.parameters()),
-        "hardware": hardware(), "started": started,
-        "seconds": time.perf_counter() - clock, "git_commit": commit,
-        "lamalib": lamalib_version(),
-        # without --out DIR: where a run writes is not how it ran
-        "command": command_line(argv, "python tools/msa_attention_distance.py",
-                                local=("--out",)),
+        # the command without --out DIR: where a run writes is not how it ran
+        **stamp.fields(argv, "python tools/msa_attention_distance.py",
+                       local=("--out",)),
     }
     out = Path(args.out) / f"{args.dataset}.json"
     write_json_atomic(out, record)

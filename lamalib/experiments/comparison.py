@@ -45,14 +45,21 @@ def estimate(values: list[float]) -> Estimate:
     return Estimate(mean, se, n)
 
 
-def was_cut(run: dict) -> bool:
-    """True if the run stopped at its epoch cap with validation still improving."""
-    train = run["config"]["train"]
-    epochs, patience = train.get("epochs"), train.get("patience")
-    ran = len(run["history"])
-    best = run["metrics"].get("best_epoch", ran)
+def stopped_at_cap(ran: int, best_epoch: int, epochs: int | None,
+                   patience: int | None) -> bool:
+    """True if a run of ``ran`` epochs hit its cap ``epochs`` before early stopping
+    could fire: its best epoch is fewer than ``patience`` epochs back."""
     return epochs is not None and ran >= epochs and (
-        patience is None or ran - best < patience)
+        patience is None or ran - best_epoch < patience)
+
+
+def was_cut(run: dict) -> bool:
+    """True if the run (a results record) stopped at its epoch cap with validation
+    still improving."""
+    train = run["config"]["train"]
+    ran = len(run["history"])
+    return stopped_at_cap(ran, run["metrics"].get("best_epoch", ran),
+                          train.get("epochs"), train.get("patience"))
 
 
 def accuracies(runs: list[dict], model: str, dataset: str) -> dict[int, float]:

@@ -123,6 +123,20 @@ def load_results(results_dir: Path = RESULTS_DIR) -> list[dict]:
     return runs
 
 
+def load_option_sweep(sweep_dir: Path, option: str) -> dict[float, list[dict]]:
+    """The complete runs of a sweep over one option, ``{value: runs}``: one folder
+    ``<option>_<value>`` per value, as ``--results results/sweeps/X/<option>_<value>``
+    writes them (other folders are skipped)."""
+    runs = {}
+    for folder in sorted(Path(sweep_dir).glob(f"{option}_*/")):
+        try:
+            value = float(folder.name[len(option) + 1:])
+        except ValueError:
+            continue
+        runs[value] = load_results(folder)
+    return runs
+
+
 def load_published(results_dir: Path | None = RESULTS_DIR) -> list[dict]:
     """The published figures in ``results_dir/published.json``; the package's copy
     where that folder has none (or ``results_dir`` is None)."""

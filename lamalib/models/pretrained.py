@@ -123,10 +123,13 @@ def load_course_encoder(folder: str | Path | None = None,
 def encoder_ids(tokenizer: SubwordTokenizer, text: str, max_len: int) -> list[int]:
     """``text`` as the encoder reads it, ``[CLS] pieces [SEP]``, cut to ``max_len``
     ids (the last kept piece is followed by ``[SEP]``)."""
-    ids = tokenizer.encode(text, add_cls=True)
-    if len(ids) > max_len:
-        ids = [*ids[:max_len - 1], tokenizer.sep_id]
-    return ids
+    return cut_to_length(tokenizer.encode(text, add_cls=True), max_len,
+                         tokenizer.sep_id)
+
+
+def cut_to_length(ids: list[int], max_len: int, sep_id: int) -> list[int]:
+    """Encoded ``[CLS] pieces [SEP]`` cut to ``max_len`` ids, ``[SEP]`` kept last."""
+    return ids if len(ids) <= max_len else [*ids[:max_len - 1], sep_id]
 
 
 def encoder_attention(model: MaskedLM, tokenizer: SubwordTokenizer,

@@ -187,3 +187,34 @@ def test_auto_takes_the_fastest_runnable_kernel_of_the_nearest_cell():
     assert pick([3], 256, dtype=torch.float64) == KernelChoice("neighbour", 8)
     assert pick([3], 256, device="meta") == KernelChoice("neighbour")  # unmeasured
     assert pick_kernel(torch.tensor([3]), 256, table={}) == KernelChoice("neighbour")
+
+
+@pytest.mark.parametrize("choice, runs", [
+    (KernelChoice("window"), "window_attention"),
+    (KernelChoice("blocked", 8), "blocked_band_attention"),
+    (KernelChoice("neighbour", 8), "neighbour_band_attention"),
+    (KernelChoice("dense"), "scaled_dot_product_attention")])
+def test_auto_runs_the_kernel_it_picks(monkeypatch, choice, runs):
+    # "auto" must call the picked kernel (a pick of "window" once fell through to
+    # the dense T x T path), and give the same output as that kernel by name
+    from lamalib.nn.multiscale import msmsa
+
+    monkeypatch.setattr(msmsa, "pick_kernel", lambda *a, **k: choice)
+    called = []
+    real = getattr(msmsa, runs) if runs != "scaled_dot_product_attention" else \
+        msmsa.F.scaled_dot_product_attention
+    target = msmsa if runs != "scaled_dot_product_attention" else msmsa.F
+
+    def spy(*a, **k):
+        called.append(runs)
+        return real(*a, **k)
+
+    monkeypatch.setattr(target, runs, spy)
+    q, k, v = inputs(12)
+    radii = torch.tensor([2, 2, 2])
+    out, _ = scale_aware_attention(q, k, v, radii, kernel="auto")
+    assert called, f"auto picked {choice.kernel} but did not run {runs}"
+    called.clear()
+    named, _ = scale_aware_attention(q, k, v, radii, kernel=choice.kernel,
+                                     block=choice.block)
+    torch.testing.assert_close(out, named)

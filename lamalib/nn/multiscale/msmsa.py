@@ -202,19 +202,19 @@ def scale_aware_attention(
             "the window kernel needs one radius for the whole batch; these "
             f"sequences have radii {radii.tolist()}: use kernel='neighbour', "
             "'dense' or 'auto'")
-    if kernel == "window" or (kernel == "auto" and need_weights and same):
-        out, band = window_attention(q, k, v, r, key_mask, dropout_p)  # eq. (1)
-        return out, (band_to_full(band) if need_weights else None)
-    if need_weights:  # the from-scratch path keeps the (T, T) weights to draw them
-        return scaled_dot_product_attention(q, k, v, band_masks(radii, T, key_mask),
-                                            dropout_p)
-    if kernel == "auto":
+    if kernel == "auto" and not need_weights:  # resolved first: it may pick "window"
         if same and r == 0:  # width 1: the word itself, no kernel needed
             return _identity(v, key_mask, dropout_p), None
         if same and r >= T - 1:  # the band is the whole matrix: only pads are masked
             kernel = "dense"
         else:
             kernel, block = pick_kernel(radii, T, q.dtype, q.device)
+    if kernel == "window" or (kernel == "auto" and same):  # auto here: need_weights
+        out, band = window_attention(q, k, v, r, key_mask, dropout_p)  # eq. (1)
+        return out, (band_to_full(band) if need_weights else None)
+    if need_weights:  # the from-scratch path keeps the (T, T) weights to draw them
+        return scaled_dot_product_attention(q, k, v, band_masks(radii, T, key_mask),
+                                            dropout_p)
     if kernel == "blocked":
         if radii.dim() == 2:
             if not bool((radii == radii[:, :1]).all()):

@@ -58,11 +58,18 @@ def git_commit() -> str | None:
     Read once per process: the code a process runs is the code it imported, so every
     run of one ``--seeds 3`` command records the same commit even if the checkout moves
     on while it trains."""
-    root = Path(__file__).resolve().parents[1]
+    return commit_of(Path(__file__).resolve().parents[1])
+
+
+def commit_of(root: Path) -> str | None:
+    """The commit checked out at ``root``, ``+dirty`` when a tracked file outside
+    ``results/`` differs from it (a results file written by an earlier run is an
+    output, not the code that ran), None outside git."""
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
                              capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no",
+                                "--", ":/", ":(top,exclude)results"],
                                cwd=root, capture_output=True, text=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None

@@ -272,3 +272,30 @@ def test_a_tool_stamp_records_how_its_file_was_made(tmp_path, monkeypatch):
     assert fields["lamalib"] == provenance.lamalib_version()
     assert fields["hardware"]["device"] in ("cpu", "cuda")
     assert not provenance.looks_like_path(json.dumps(fields["command"]))
+
+
+def test_a_changed_results_file_does_not_make_the_code_dirty(tmp_path):
+    # a benchmark that starts after another rewrote its results file ran clean code
+    import subprocess
+
+    from lamalib.provenance import commit_of
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "lamalib").mkdir()
+    (tmp_path / "results" / "a.json").write_text("{}")
+    (tmp_path / "lamalib" / "b.py").write_text("x = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    sha = commit_of(tmp_path)
+    assert len(sha) == 40
+    (tmp_path / "results" / "a.json").write_text('{"new": 1}')
+    assert commit_of(tmp_path) == sha
+    (tmp_path / "lamalib" / "b.py").write_text("x = 2\n")
+    assert commit_of(tmp_path) == sha + "+dirty"
+    assert commit_of(tmp_path / "results") == sha + "+dirty"  # from any folder
+    (tmp_path / "lamalib" / "b.py").write_text("x = 1\n")
+    assert commit_of(tmp_path / "results") == sha

@@ -5,8 +5,9 @@ import math
 
 import pytest
 
-from lamalib.experiments.comparison import (Estimate, choose_on_validation, compare,
-                                            estimate, overall, was_cut)
+from lamalib.experiments.comparison import (Estimate, choice_text, choose_on_validation,
+                                            compare, estimate, median_epoch_seconds,
+                                            overall, was_cut)
 
 
 def run(model, dataset, seed, acc, epochs=40, ran=10, best=5, patience=5):
@@ -72,3 +73,24 @@ def test_a_setting_is_chosen_on_validation_among_those_with_enough_seeds():
     assert all(r["dataset"] == "d" for r in runs)
     assert choose_on_validation(settings, "d", min_seeds=2)[0] == 0.0
     assert choose_on_validation(settings, "e") == (None, [], [])
+
+
+def test_choice_text_names_the_setting_and_how_it_was_chosen():
+    assert choice_text(0.1, [1.0, 0.1, 0.0]) == (
+        "0.1, the best on validation of 1, 0.1 and 0 (those run with three seeds)")
+    assert choice_text(0.0, [0.0]) == "0, the only one run with three seeds"
+    assert choice_text(0.0, [0.0], picked_elsewhere="R8") == (
+        "0, the only one run with three seeds, the one R8's validation picked")
+    assert choice_text(1.0, [1.0, 0.0], min_seeds=5).endswith("run with 5 seeds)")
+
+
+def test_median_epoch_seconds_pools_the_epochs_of_the_named_models_on_one_dataset():
+    def timed(model, dataset, seconds):
+        return {"model": model, "dataset": dataset,
+                "history": [{"seconds": s} for s in seconds]}
+    runs = [timed("lama", "r8", [10, 30]), timed("lama_ctx", "r8", [20]),
+            timed("lama", "imdb", [500]), timed("te", "r8", [1000, 1000, 1000])]
+    assert median_epoch_seconds(runs, ("lama", "lama_ctx"), "r8") == 20  # of 10, 20, 30
+    assert median_epoch_seconds(runs, ("lama",), "imdb") == 500
+    assert median_epoch_seconds(runs, ("te",), "r8") == 1000
+    assert median_epoch_seconds(runs, ("te",), "imdb") is None

@@ -94,6 +94,32 @@ def choose_on_validation(settings: dict[object, list[dict]], dataset: str,
     return best, ready[best], sorted(ready, reverse=True)
 
 
+def choice_text(setting: float, among: list, picked_elsewhere: str | None = None,
+                 min_seeds: int = 3) -> str:
+    """How :func:`choose_on_validation` chose ``setting`` (its returned ``among``), in
+    words for a page: "0, the best on validation of 1, 0.1 and 0" or "0, the only
+    one run with three seeds" (+ ", the one R8's validation picked" when
+    ``picked_elsewhere`` names a dataset whose validation chose the same setting)."""
+    seeds = {3: "three"}.get(min_seeds, str(min_seeds))
+    if len(among) > 1:
+        names = [f"{s:g}" for s in among]
+        return (f"{setting:g}, the best on validation of {', '.join(names[:-1])} and "
+                f"{names[-1]} (those run with {seeds} seeds)")
+    return (f"{setting:g}, the only one run with {seeds} seeds"
+            + (f", the one {picked_elsewhere}'s validation picked"
+               if picked_elsewhere else ""))
+
+
+def median_epoch_seconds(runs: list[dict], models: tuple[str, ...],
+                         dataset: str) -> float | None:
+    """The median wall time of one epoch (``history[i]["seconds"]``) over every epoch
+    of ``models``' runs on ``dataset``, or None if none ran: what predicts a run's cost
+    on the machine that made them."""
+    seconds = [h["seconds"] for r in runs if r["model"] in models
+               and r["dataset"] == dataset for h in r["history"]]
+    return statistics.median(seconds) if seconds else None
+
+
 def compare(runs: list[dict], a: str, b: str, datasets: list[str],
             others: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per dataset: ``a``, ``b`` and ``others`` as :class:`Estimate` over

@@ -30,7 +30,7 @@ def tiny_book(tmp_path: Path, source: str, after: str = "More text.") -> Path:
     return book
 
 
-def make_book(book: Path) -> subprocess.CompletedProcess:
-    """`make book BOOK=book` from the project's Makefile."""
-    return subprocess.run(["make", "-s", "-C", str(ROOT), "book", f"BOOK={book}"],
+def make_book(book: Path, *args: str) -> subprocess.CompletedProcess:
+    """`make book BOOK=book [args]` from the project's Makefile."""
+    return subprocess.run(["make", "-s", "-C", str(ROOT), "book", f"BOOK={book}", *args],
                           capture_output=True, text=True, timeout=600)

@@ -7,12 +7,14 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from labelled_files import write_tsv
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
 from lamalib.experiments.results import ResultsConflict, run_lock
 from lamalib.experiments.runner import LongTextWarning
+from lamalib.train.checkpoint import read_checkpoint
 from lamalib.provenance import write_json_atomic
 from lamalib.models import build_model, model_options
 
@@ -194,9 +196,16 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, files, monkeyp
     with pytest.raises(KeyboardInterrupt):
         run(spec, tmp_path / "results", [], tmp_path / "ckpt")
     assert list((tmp_path / "results").glob("*.json")) == []  # nothing misleading
+    # the first process's two epochs took (say) 100 s each: the run's time counts them
+    [ckpt] = (tmp_path / "ckpt").rglob("*.pt")
+    state = read_checkpoint(ckpt)
+    for record in state["history"]["records"]:
+        record["seconds"] = 100.0
+    torch.save(state, ckpt)
     monkeypatch.setattr(runner, "fit", real_fit)
     result = run(spec, tmp_path / "results", [], tmp_path / "ckpt")
     assert [h["epoch"] for h in result["history"]] == [1, 2, 3]
+    assert 200 + result["history"][2]["seconds"] <= result["seconds"] < 250
     assert not any((tmp_path / "ckpt").rglob("*.pt"))  # done: checkpoint removed
 
 

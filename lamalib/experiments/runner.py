@@ -433,6 +433,9 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                      else "its last checkpoint")
             raise RunInterrupted(f"interrupted; the run resumes from {where} with the "
                                  "same command") from None
+        # epochs trained by an earlier process, before a resume from the checkpoint:
+        # their time counts in the run's, which this process's clock does not see
+        earlier = sum(r["seconds"] for r in history.records if r["epoch"] not in done)
         device = next(model.parameters()).device
         scores = evaluate(model, loaders[2], step)
         result = {
@@ -451,7 +454,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             "params": sum(p.numel() for p in model.parameters()),
             "hardware": {**hardware(), "processes": distributed.world_size()},
             **_peak_memory_mb(device),
-            "started": started, "seconds": time.perf_counter() - clock,
+            "started": started, "seconds": time.perf_counter() - clock + earlier,
             "git_commit": commit, "lamalib": lamalib_version(),
             "command": command_line(argv),
         }

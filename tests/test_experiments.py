@@ -177,6 +177,23 @@ def test_reproduce_lists_every_cell_and_says_how_to_go_on_past_committed_results
     assert "not run" not in "".join(out) and committed.read_bytes() != before
 
 
+def test_reproduce_table_prints_the_seed_each_file_is_named_by(
+        tmp_path, capsys, monkeypatch):
+    """Under LAMALIB_SEED=k the table's seed column is the seed the run used and its
+    results file carries (k, k+1, ...), not the position in ``--seeds``."""
+    monkeypatch.setenv("LAMALIB_SEED", "1")
+    main(["reproduce", "lama", "--datasets", "synthetic_sentiment", "--models", "avg",
+          "--seeds", "2", "--set", "embed_dim=8", "--set", "word2vec_min_count=1",
+          "--set", "epochs=1", "--results", str(tmp_path / "r"),
+          "--checkpoints", str(tmp_path / "c")])
+    rows = [x.split() for x in capsys.readouterr().out.splitlines()
+            if x.split()[1:2] == ["synthetic_sentiment"]]
+    assert [r[2] for r in rows] == ["1", "2"]
+    assert sorted(p.name for p in (tmp_path / "r").glob("*.json")) == [
+        "lama__avg__synthetic_sentiment__s1.json",
+        "lama__avg__synthetic_sentiment__s2.json"]
+
+
 def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, files, monkeypatch):
     from lamalib.experiments import runner
 

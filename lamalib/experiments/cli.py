@@ -367,15 +367,18 @@ def _reproduce_table(cells: list[dict], results_dir) -> None:
     """Every cell of the grid with its status (ran, skipped (complete), not run: why),
     where the results files are, and, where cells met complete runs made otherwise,
     one line saying how to go on."""
+    from lamalib import runtime
+
     print("\nmodel        dataset              seed  test acc  epochs  s/epoch  status")
     for c in cells:
         r, acc, epochs, speed = c["result"], "", "", ""
+        seed = runtime.seed(c["seed"])  # the seed the run used and its file is named by
         if r is not None:
             h = r["history"]
             acc = f"{r['metrics']['test_accuracy']:.4f}"
             epochs = str(len(h))
             speed = (f"{sum(x['seconds'] for x in h) / len(h):.1f}" if h else "")
-        print(f"{c['model']:<12} {c['dataset']:<20} {c['seed']:>4}  {acc:>8}  "
+        print(f"{c['model']:<12} {c['dataset']:<20} {seed:>4}  {acc:>8}  "
               f"{epochs:>6}  {speed:>7}  {c['status'] or 'not run'}")
     report = ("report" if str(results_dir) == str(user_results_dir())
               else f"report --results {results_dir}")

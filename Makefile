@@ -29,13 +29,14 @@ endif
 .PHONY: book test notebooks install strip sync clean
 
 # jupyter-book's cache knows a chapter only by its own cells: after a change to lamalib,
-# to results/ or to the profile, seed or kernels, a rebuild would publish the old numbers.
-# A fingerprint of those inputs is kept beside the cache; when it changes, the executed
+# to results/ or to the profile, seed, data folder or kernels, a rebuild would publish the
+# old numbers.
+# A fingerprint of those inputs (every LAMALIB_* setting among them) is kept beside the cache; when it changes, the executed
 # notebooks and Sphinx's record of the pages are dropped, so every chapter runs again.
 BOOK_INPUTS ?= lamalib results
 
 book: $(STAMP)
-	@fp="$$( { echo "$$LAMALIB_PROFILE $${LAMALIB_SEED-} $${ATEN_CPU_CAPABILITY-}"; \
+	@fp="$$( { env | grep -E '^(LAMALIB_|ATEN_CPU_CAPABILITY=)' | sort; \
 	  find $(BOOK_INPUTS) -type f ! -path '*/__pycache__/*' -print0 | sort -z \
 	  | xargs -0 sha256sum; } | sha256sum)"; \
 	if [ "$$fp" != "$$(cat $(BOOK)/_build/.book-inputs 2>/dev/null)" ]; then \

@@ -33,22 +33,28 @@ def test_a_chapter_that_runs_builds(tmp_path):
     assert re.search(r"The share is (<[^>]*>)*0\.62(<[^>]*>)* here", page)
 
 
-def test_a_rebuild_runs_again_when_the_library_results_or_knobs_change(tmp_path):
-    # a chapter that reads a file outside itself (as the chapters read results/) and
-    # the seed: a rebuild after either changes shows the new value, not the cached one
+def test_a_rebuild_runs_again_when_the_library_results_or_knobs_change(tmp_path, monkeypatch):
+    # a chapter that reads a file outside itself (as the chapters read results/), the
+    # seed and the data folder: a rebuild after any of them changes shows the new
+    # value, not the cached one
     data = tmp_path / "inputs" / "value.txt"
     data.parent.mkdir()
     book = tiny_book(tmp_path, "import os, pathlib\nfrom lamalib.viz import glue\n"
                      f"glue('v', pathlib.Path({str(data)!r}).read_text().strip() + "
-                     "'-' + os.environ.get('LAMALIB_SEED', 'none'))",
+                     "'-' + os.environ.get('LAMALIB_SEED', 'none') + "
+                     "'-' + os.environ.get('LAMALIB_DATA', 'none'))",
                      after="The value is {glue:text}`v` here.")
     page = book / "_build" / "html" / "book" / "chapter.html"
-    for value, args in (("first", []), ("second", []), ("second", ["LAMALIB_SEED=7"])):
+    monkeypatch.delenv("LAMALIB_SEED", raising=False)
+    monkeypatch.delenv("LAMALIB_DATA", raising=False)
+    for value, args in (("first", []), ("second", []), ("second", ["LAMALIB_SEED=7"]),
+                        ("second", ["LAMALIB_SEED=7", "LAMALIB_DATA=elsewhere"])):
         data.write_text(value)
         result = make_book(book, f"BOOK_INPUTS={data.parent}", *args)
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-        seed = args[0].split("=")[1] if args else "none"
-        assert f"{value}-{seed}" in page.read_text(), (value, args)
+        knobs = dict(a.split("=") for a in args)
+        want = f"{value}-{knobs.get('LAMALIB_SEED', 'none')}-{knobs.get('LAMALIB_DATA', 'none')}"
+        assert want in page.read_text(), (value, args)
 
 
 @pytest.mark.parametrize("args, want", [

@@ -33,11 +33,13 @@ endif
 # old numbers.
 # A fingerprint of those inputs (every LAMALIB_* setting among them) is kept beside the cache; when it changes, the executed
 # notebooks and Sphinx's record of the pages are dropped, so every chapter runs again.
+# results/pending/ holds runs of cells not yet complete, which no chapter reads: it is left
+# out, so committing one run does not re-run every chapter.
 BOOK_INPUTS ?= lamalib results
 
 book: $(STAMP)
 	@fp="$$( { env | grep -E '^(LAMALIB_|ATEN_CPU_CAPABILITY=)' | sort; \
-	  find $(BOOK_INPUTS) -type f ! -path '*/__pycache__/*' -print0 | sort -z \
+	  find $(BOOK_INPUTS) -type f ! -path '*/__pycache__/*' ! -path '*/results/pending/*' -print0 | sort -z \
 	  | xargs -0 sha256sum; } | sha256sum)"; \
 	if [ "$$fp" != "$$(cat $(BOOK)/_build/.book-inputs 2>/dev/null)" ]; then \
 	  rm -rf $(BOOK)/_build/.jupyter_cache $(BOOK)/_build/.doctrees; fi; \

@@ -57,6 +57,28 @@ def test_a_rebuild_runs_again_when_the_library_results_or_knobs_change(tmp_path,
         assert want in page.read_text(), (value, args)
 
 
+def test_a_run_added_to_results_pending_does_not_rerun_the_book(tmp_path):
+    # results/pending/ holds runs of incomplete cells that no chapter reads; a new one
+    # there keeps every executed chapter (the glued stamp stays), a new file in results/
+    # itself does not
+    results = tmp_path / "results"
+    (results / "pending").mkdir(parents=True)
+    book = tiny_book(tmp_path, "import time\nfrom lamalib.viz import glue\nglue('t', str(time.time_ns()))",
+                     after="The stamp is {glue:text}`t` here.")
+    page = book / "_build" / "html" / "book" / "chapter.html"
+
+    def stamp():
+        result = make_book(book, f"BOOK_INPUTS={results}")
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+        return re.search(r"The stamp is (?:<[^>]*>)*(\d+)", page.read_text()).group(1)
+
+    first = stamp()
+    (results / "pending" / "run.json").write_text("{}")
+    assert stamp() == first
+    (results / "run.json").write_text("{}")
+    assert stamp() != first
+
+
 @pytest.mark.parametrize("args, want", [
     ([], "ATEN_CPU_CAPABILITY=avx2 LAMALIB_SEED=unset"),
     (["KERNELS=native"], "ATEN_CPU_CAPABILITY=unset LAMALIB_SEED=unset"),

@@ -7,14 +7,15 @@ import pytest
 
 from lamalib.experiments.comparison import (Estimate, choice_text, choose_on_validation,
                                             compare, estimate, median_epoch_seconds,
-                                            overall, was_cut)
+                                            overall, stalled, was_cut)
 
 
-def run(model, dataset, seed, acc, epochs=40, ran=10, best=5, patience=5):
+def run(model, dataset, seed, acc, epochs=40, ran=10, best=5, patience=5, train=None):
+    train = train or [0.5 + 0.04 * i for i in range(ran)]  # learning, by default
     return {"model": model, "dataset": dataset,
             "config": {"seed": seed, "train": {"epochs": epochs, "patience": patience}},
             "metrics": {"test_accuracy": acc, "best_epoch": best},
-            "history": [{}] * ran}
+            "history": [{"train_accuracy": t} for t in train]}
 
 
 def test_estimate_is_mean_and_sample_sd_over_sqrt_n():
@@ -53,6 +54,18 @@ def test_a_run_at_its_cap_still_improving_was_cut():
     assert not was_cut(run("a", "d", 0, .5, epochs=15, ran=15, best=10))  # waited 5
     runs = [run("a", "d", 0, .5, epochs=15, ran=15, best=15), run("b", "d", 0, .5)]
     assert compare(runs, "a", "b", ["d"]).iloc[0]["cut"] == 1
+
+
+def test_a_run_stopped_before_its_training_accuracy_rose_stalled():
+    # the matched Transformer on MTL-16 MR, seed 1: 8 epochs on the plateau
+    assert stalled(run("a", "d", 0, .58, train=[.52, .50, .52, .51, .51, .52, .55, .56]))
+    assert not stalled(run("a", "d", 0, .64, train=[.52, .51, .52, .52, .53, .53, .57, .62]))
+    assert not stalled(run("a", "d", 0, .8))  # rose 0.36
+    assert not stalled(run("a", "d", 0, .8, train=[.3, .35, .41]))  # 0.11 on 5 classes
+    assert stalled(run("a", "d", 0, .8, train=[.3, .35, .39]))
+    runs = [run("a", "d", 0, .8), run("b", "d", 0, .5, train=[.5, .52, .5]),
+            run("b", "d", 1, .5, train=[.5, .5, .55]), run("b", "e", 0, .5, train=[.5] * 3)]
+    assert compare(runs, "a", "b", ["d", "e"])["stalled"].tolist() == [2, 1]
 
 
 def test_a_setting_is_chosen_on_validation_among_those_with_enough_seeds():

@@ -62,6 +62,14 @@ def was_cut(run: dict) -> bool:
                           train.get("epochs"), train.get("patience"))
 
 
+def stalled(run: dict, rise: float = 0.1) -> bool:
+    """True if early stopping ended the run before it had begun to learn: its training
+    accuracy never rose ``rise`` above its first epoch's. Such a run's test accuracy
+    measures where patience met a slow start, not the model."""
+    train = [h["train_accuracy"] for h in run["history"] if "train_accuracy" in h]
+    return bool(train) and max(train) < train[0] + rise
+
+
 def accuracies(runs: list[dict], model: str, dataset: str) -> dict[int, float]:
     """``{seed: test accuracy in points}`` of ``model`` on ``dataset``."""
     return {r["config"]["seed"]: 100 * r["metrics"]["test_accuracy"] for r in runs
@@ -123,15 +131,16 @@ def median_epoch_seconds(runs: list[dict], models: tuple[str, ...],
 def compare(runs: list[dict], a: str, b: str, datasets: list[str],
             others: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per dataset: ``a``, ``b`` and ``others`` as :class:`Estimate` over
-    seeds, ``a - b`` paired by seed, and how many runs were ``cut`` short."""
+    seeds, ``a - b`` paired by seed, how many runs were ``cut`` short and how many
+    ``stalled`` (stopped before they learned)."""
     rows = []
     for dataset in datasets:
         acc = {m: accuracies(runs, m, dataset) for m in (a, b, *others)}
-        cut = sum(was_cut(r) for r in runs
-                  if r["dataset"] == dataset and r["model"] in acc)
+        own = [r for r in runs if r["dataset"] == dataset and r["model"] in acc]
         rows.append({"dataset": dataset,
                      **{m: estimate(list(acc[m].values())) for m in acc},
-                     f"{a} - {b}": paired_difference(acc[a], acc[b]), "cut": cut})
+                     f"{a} - {b}": paired_difference(acc[a], acc[b]),
+                     "cut": sum(map(was_cut, own)), "stalled": sum(map(stalled, own))})
     return pd.DataFrame(rows)
 
 

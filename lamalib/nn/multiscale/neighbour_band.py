@@ -36,6 +36,8 @@ import warnings
 import torch
 import torch.nn.functional as F
 
+from lamalib.nn.compile_cache import separate_inductor_cache
+
 # Candidate block sizes (benchmarks/band_kernels.py measures them); the default is the
 # smallest power of two >= ω within these bounds: small blocks waste fewer slab slots
 # (b + 2ω needed of (2m + 1) b computed), the fused kernel pays a little per block.
@@ -331,6 +333,7 @@ def compiled_step():
     """:func:`neighbour_sdpa` under ``torch.compile``, or None where compiling is
     unavailable or has failed once (then a warning said so)."""
     if "step" not in _COMPILED:
+        separate_inductor_cache()
         try:
             _COMPILED["step"] = torch.compile(neighbour_sdpa)
         except Exception as error:  # noqa: BLE001 - no compiler, old torch, ...

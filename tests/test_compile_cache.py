@@ -14,6 +14,8 @@ from lamalib.nn.compile_cache import separate_inductor_cache
 
 RUN = """
 import warnings, torch
+from torch._inductor.runtime.cache_dir_utils import cache_dir
+cache_dir()  # inductor's first use by something else writes its default into the variable
 from lamalib.nn.multiscale.msmsa import scale_aware_attention
 torch.manual_seed(0)
 q, k, v = (torch.randn(2, 2, 24, 8) for _ in range(3))
@@ -31,6 +33,9 @@ def test_the_cache_folder_is_named_by_the_kernels_and_a_users_choice_is_kept(mon
     folder = separate_inductor_cache()
     assert folder.endswith("_" + torch.backends.cpu.get_cpu_capability().lower())
     assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == folder
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", default_cache_dir())  # inductor's own
+    assert separate_inductor_cache() == folder
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "mine")
     assert separate_inductor_cache() is None and os.environ["TORCHINDUCTOR_CACHE_DIR"] == "mine"
 

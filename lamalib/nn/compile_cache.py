@@ -5,7 +5,8 @@ whatever ``ATEN_CPU_CAPABILITY`` says, and its cache key does not include it: a 
 compiled under ``ATEN_CPU_CAPABILITY=avx2`` (``make test``) and loaded by a process
 on PyTorch's own choice (``KERNELS=native``, AVX-512 here) aborted the interpreter
 ("Fatal Python error: Aborted"). Before lamalib compiles anything, the cache folder is
-given the capability's name, unless the user has chosen one."""
+given the capability's name, unless the user has chosen one (inductor writes its
+default into the variable on first use, so that value counts as no choice)."""
 
 import os
 
@@ -14,13 +15,14 @@ import torch
 
 def separate_inductor_cache() -> str | None:
     """Point ``TORCHINDUCTOR_CACHE_DIR`` at ``<inductor's default>_<capability>``
-    unless it is set already; returns the folder set, or None if none was."""
-    if "TORCHINDUCTOR_CACHE_DIR" in os.environ:
-        return None
+    unless the user set it to another folder; returns the folder set, or None."""
     try:
         from torch._inductor.runtime.cache_dir_utils import default_cache_dir
     except ImportError:  # an older or newer layout: leave inductor's own choice
         return None
-    folder = f"{default_cache_dir()}_{torch.backends.cpu.get_cpu_capability().lower()}"
+    default = default_cache_dir()
+    if os.environ.get("TORCHINDUCTOR_CACHE_DIR", default) != default:
+        return None
+    folder = f"{default}_{torch.backends.cpu.get_cpu_capability().lower()}"
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
     return folder

@@ -51,3 +51,6 @@ def test_a_kernel_compiled_under_avx2_does_not_break_a_native_process(tmp_path):
         assert done.returncode == 0, (kernels, done.stderr[-1500:])
         folders.append(done.stdout.strip().splitlines()[-1])
     assert all(f.startswith(str(tmp_path)) for f in folders)
+    # each process compiled into its own kernels' folder (one folder where native is avx2)
+    native = torch.backends.cpu.get_cpu_capability()
+    assert (folders[0] != folders[1]) == (native != "AVX2"), folders

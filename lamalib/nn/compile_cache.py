@@ -26,3 +26,10 @@ def separate_inductor_cache() -> str | None:
     folder = f"{default}_{torch.backends.cpu.get_cpu_capability().lower()}"
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
     return folder
+
+
+def compile_with_own_cache(fn):
+    """``torch.compile(fn)`` once the cache folder is the capability's own: every
+    place lamalib compiles goes through here."""
+    separate_inductor_cache()
+    return torch.compile(fn)

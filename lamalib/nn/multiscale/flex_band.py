@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from lamalib.nn.compile_cache import separate_inductor_cache
+from lamalib.nn.compile_cache import compile_with_own_cache
 
 _BLOCK_MASKS: dict[tuple, object] = {}  # (T, ω, block, device) -> BlockMask
 _COMPILED: dict[str, object] = {}
@@ -36,8 +36,7 @@ def flex_available(device: torch.device | str, needs_grad: bool) -> str | None:
 def _compiled_flex():
     if "fn" not in _COMPILED:
         from torch.nn.attention.flex_attention import flex_attention
-        separate_inductor_cache()
-        _COMPILED["fn"] = torch.compile(flex_attention)
+        _COMPILED["fn"] = compile_with_own_cache(flex_attention)
     return _COMPILED["fn"]
 
 

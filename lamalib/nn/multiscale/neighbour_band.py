@@ -36,7 +36,7 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-from lamalib.nn.compile_cache import separate_inductor_cache
+from lamalib.nn.compile_cache import compile_with_own_cache
 
 # Candidate block sizes (benchmarks/band_kernels.py measures them); the default is the
 # smallest power of two >= ω within these bounds: small blocks waste fewer slab slots
@@ -333,9 +333,8 @@ def compiled_step():
     """:func:`neighbour_sdpa` under ``torch.compile``, or None where compiling is
     unavailable or has failed once (then a warning said so)."""
     if "step" not in _COMPILED:
-        separate_inductor_cache()
         try:
-            _COMPILED["step"] = torch.compile(neighbour_sdpa)
+            _COMPILED["step"] = compile_with_own_cache(neighbour_sdpa)
         except Exception as error:  # noqa: BLE001 - no compiler, old torch, ...
             _compile_failed(error)
     return _COMPILED["step"]

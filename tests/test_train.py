@@ -82,6 +82,18 @@ def test_early_stopping_waits_patience_epochs(task):
     assert len(history) == 3 and history.stopped_early and history.best_epoch == 1
 
 
+def test_a_run_stopped_early_goes_on_when_resumed_with_more_patience(task, tmp_path):
+    vocab, train, valid = task
+    config = dict(epochs=10, lr=0.0, progress=False, checkpoint_dir=tmp_path)
+    first = fit(_model(vocab), train, valid, TrainConfig(patience=2, **config))
+    assert len(first) == 3 and first.stopped_early
+    again = fit(_model(vocab), train, valid, TrainConfig(patience=2, **config))
+    assert len(again) == 3  # the same patience: it had finished
+    longer = fit(_model(vocab), train, valid, TrainConfig(patience=4, **config))
+    # as a run with patience 4 from the start: 1 + 4 epochs
+    assert len(longer) == 5 and longer.stopped_early and longer.best_epoch == 1
+
+
 class _Interrupt(Exception):
     pass
 

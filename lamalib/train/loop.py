@@ -114,8 +114,9 @@ def fit(
     ``patience`` epochs without improvement stop the run. With ``checkpoint_dir`` the
     whole state is saved after every epoch and a later call with the same directory
     resumes from it, after checking that it is the same run (model, parameter shapes,
-    settings). A ``step`` with ``state_dict``/``load_state_dict`` (e.g. one that owns a
-    random generator) is saved and restored with it. Mixed precision is used on CUDA.
+    settings); given a larger ``patience``, a run that had stopped early goes on. A
+    ``step`` with ``state_dict``/``load_state_dict`` (e.g. one that owns a random
+    generator) is saved and restored with it. Mixed precision is used on CUDA.
     """
     config = config or TrainConfig()
     if valid is not None and hasattr(valid, "__len__") and len(valid) == 0:
@@ -157,6 +158,9 @@ def fit(
         history = History.from_state_dict(state["history"])
         best_state, bad_epochs = state["best_state"], state["bad_epochs"]
         first_epoch = state["epoch"] + 1
+        # patience may change on resumption (RESUMABLE_CHANGES): a run stopped early
+        # goes on if the new patience has not run out, as it would have from the start
+        history.stopped_early = bad_epochs >= config.patience
         if history.stopped_early:
             first_epoch = config.epochs + 1  # the run had already finished
         if distributed.is_main_process():

@@ -107,3 +107,10 @@ def test_median_epoch_seconds_pools_the_epochs_of_the_named_models_on_one_datase
     assert median_epoch_seconds(runs, ("lama",), "imdb") == 500
     assert median_epoch_seconds(runs, ("te",), "r8") == 1000
     assert median_epoch_seconds(runs, ("te",), "imdb") is None
+
+
+def test_signed_prints_a_difference_with_its_sign_and_no_negative_zero():
+    assert estimate([1.0, 3.0]).signed() == "+2.0 ± 1.0"
+    assert estimate([-1.0, -3.0]).signed(2) == "-2.00 ± 1.00"
+    assert Estimate(-1e-12, 0.3, 2).signed() == "+0.0 ± 0.3"  # rounds to zero: not -0.0
+    assert estimate([-0.5]).signed() == "-0.5"  # one value: no standard error

@@ -113,4 +113,7 @@ def test_signed_prints_a_difference_with_its_sign_and_no_negative_zero():
     assert estimate([1.0, 3.0]).signed() == "+2.0 ± 1.0"
     assert estimate([-1.0, -3.0]).signed(2) == "-2.00 ± 1.00"
     assert Estimate(-1e-12, 0.3, 2).signed() == "+0.0 ± 0.3"  # rounds to zero: not -0.0
+    assert Estimate(-0.012, 0.67, 14).signed() == "+0.0 ± 0.7"  # -0.0 at one digit
+    assert Estimate(-0.012, 0.67, 14).signed(2) == "-0.01 ± 0.67"
+    assert Estimate(-0.06, 0.2, 3).signed() == "-0.1 ± 0.2"
     assert estimate([-0.5]).signed() == "-0.5"  # one value: no standard error

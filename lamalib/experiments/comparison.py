@@ -35,9 +35,10 @@ class Estimate:
         return f"{self.mean:.1f} ± {self.se:.1f}"
 
     def signed(self, digits: int = 1) -> str:
-        """A difference as ``"+x ± y"`` (``"+x"`` for one value); a mean of +x and -x
-        prints as +0.0, not -0.0."""
-        mean = round(self.mean, 9) + 0.0
+        """A difference as ``"+x ± y"`` (``"+x"`` for one value); a mean that rounds to
+        zero at ``digits`` (-0.01 at one digit, or a mean of +x and -x) prints as +0.0,
+        not -0.0."""
+        mean = round(self.mean, digits) + 0.0  # -0.0 + 0.0 is +0.0
         if self.n < 2:
             return f"{mean:+.{digits}f}"
         return f"{mean:+.{digits}f} ± {self.se:.{digits}f}"

@@ -7,7 +7,8 @@ import pytest
 
 from lamalib.experiments.comparison import (Estimate, choice_text, choose_on_validation,
                                             compare, estimate, median_epoch_seconds,
-                                            overall, stalled, was_cut)
+                                            overall, stalled, stops_alike,
+                                            was_cut)
 
 
 def run(model, dataset, seed, acc, epochs=40, ran=10, best=5, patience=5, train=None):
@@ -15,7 +16,7 @@ def run(model, dataset, seed, acc, epochs=40, ran=10, best=5, patience=5, train=
     return {"model": model, "dataset": dataset,
             "config": {"seed": seed, "train": {"epochs": epochs, "patience": patience}},
             "metrics": {"test_accuracy": acc, "best_epoch": best},
-            "history": [{"train_accuracy": t} for t in train]}
+            "history": [{"epoch": i + 1, "train_accuracy": t} for i, t in enumerate(train)]}
 
 
 def test_estimate_is_mean_and_sample_sd_over_sqrt_n():
@@ -66,6 +67,24 @@ def test_a_run_stopped_before_its_training_accuracy_rose_stalled():
     runs = [run("a", "d", 0, .8), run("b", "d", 0, .5, train=[.5, .52, .5]),
             run("b", "d", 1, .5, train=[.5, .5, .55]), run("b", "e", 0, .5, train=[.5] * 3)]
     assert compare(runs, "a", "b", ["d", "e"])["stalled"].tolist() == [2, 1]
+
+
+def test_a_plain_patience_run_stops_alike_under_the_rise_rule_only_if_it_had_begun():
+    # rose at epoch 2 (0.54 >= 0.5 + 0.04 * ...): 10 - 3 >= 5, the rule stops it at 10 too
+    assert stops_alike(run("a", "d", 0, .8, ran=10, best=5), 0.1)
+    # rose at epoch 8 of 10: the rule would have gone on to epoch 13 at least
+    late = [.5] * 7 + [.62, .7, .75]
+    assert not stops_alike(run("a", "d", 0, .6, ran=10, best=5, train=late), 0.1)
+    assert stops_alike(run("a", "d", 0, .6, ran=13, best=5, train=late + [.8] * 3), 0.1)
+    # never rose: a stalled run is never alike
+    flat = run("a", "d", 0, .58, train=[.52, .50, .52, .51, .51, .52, .55, .56])
+    assert stalled(flat) and not stops_alike(flat, 0.1)
+    # at its cap, either rule ends it there
+    assert stops_alike(run("a", "d", 0, .6, epochs=10, ran=10, train=late), 0.1)
+    # made under the rule: alike if it is the same rise
+    made = run("a", "d", 0, .6, train=late)
+    made["config"]["train"]["stop_after_rise"] = 0.1
+    assert stops_alike(made, 0.1) and not stops_alike(made, 0.2)
 
 
 def test_a_setting_is_chosen_on_validation_among_those_with_enough_seeds():

@@ -94,6 +94,40 @@ def test_a_run_stopped_early_goes_on_when_resumed_with_more_patience(task, tmp_p
     assert len(longer) == 5 and longer.stopped_early and longer.best_epoch == 1
 
 
+def test_with_stop_after_rise_a_run_that_never_learns_is_not_stopped(task):
+    vocab, train, valid = task
+    # lr=0: training accuracy never rises, so patience never starts counting
+    history = fit(_model(vocab), train, valid,
+                  TrainConfig(epochs=6, lr=0.0, patience=2, stop_after_rise=0.1,
+                              progress=False))
+    assert len(history) == 6 and not history.stopped_early
+
+
+def test_stop_after_rise_stops_a_run_that_learned_where_plain_patience_does(task):
+    vocab, train, valid = task
+    config = dict(epochs=80, lr=0.05, patience=2, progress=False)
+    plain = fit(_model(vocab), train, valid, TrainConfig(**config))
+    rule = fit(_model(vocab), train, valid, TrainConfig(stop_after_rise=0.1, **config))
+    assert plain.stopped_early and len(plain) < 80  # it stopped, by patience
+    began = [r["epoch"] for r in plain.records
+             if r["train_accuracy"] >= plain[0]["train_accuracy"] + 0.1][0]
+    assert len(plain) - began >= 2  # it had begun long enough before it stopped
+    def scores(history):  # each epoch's, without its timing
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in history.records]
+
+    assert scores(rule) == scores(plain) and rule.best_epoch == plain.best_epoch
+
+
+def test_a_run_stopped_early_goes_on_when_resumed_with_stop_after_rise(task, tmp_path):
+    vocab, train, valid = task
+    config = dict(epochs=6, lr=0.0, patience=2, progress=False, checkpoint_dir=tmp_path)
+    first = fit(_model(vocab), train, valid, TrainConfig(**config))
+    assert len(first) == 3 and first.stopped_early
+    # the rule is a resumable change: the run goes on, as it would have from the start
+    again = fit(_model(vocab), train, valid, TrainConfig(stop_after_rise=0.1, **config))
+    assert len(again) == 6 and not again.stopped_early
+
+
 class _Interrupt(Exception):
     pass
 

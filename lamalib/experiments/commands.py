@@ -65,7 +65,9 @@ def recipes_epilog() -> str:
                    else "word2vec embeddings")
         lines.append(
             f"--recipe {name}: {paper.title.split(',')[0]}'s settings: epochs "
-            f"{r.get('epochs', c.epochs)}, patience {r.get('patience', c.patience)}, "
+            f"{r.get('epochs', c.epochs)}, patience {r.get('patience', c.patience)}"
+            + (f" (counted once training accuracy rose {r['stop_after_rise']:g})"
+               if r.get("stop_after_rise") else "") + ", "
             f"{r.get('optimizer', c.optimizer)} lr {lr}{r.get('lr', c.lr):g}, batch "
             f"size {spec.batch_size}, vocabulary min count {paper.min_freq}, {vectors} "
             "and the paper's sizes (some models bring their own optimizer: "

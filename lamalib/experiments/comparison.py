@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from lamalib.train.stopping import rise_epoch
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -77,6 +79,25 @@ def stalled(run: dict, rise: float = 0.1) -> bool:
     measures where patience met a slow start, not the model."""
     train = [h["train_accuracy"] for h in run["history"] if "train_accuracy" in h]
     return bool(train) and max(train) < train[0] + rise
+
+
+def stops_alike(run: dict, rise: float) -> bool:
+    """True if ``run`` (a results record) ended where early stopping with
+    ``stop_after_rise=rise`` (:mod:`lamalib.train.stopping`) would have ended it, so it
+    belongs to a grid run under that rule: it was made with the rule, or it ran to its
+    epoch cap, or plain patience stopped it at least ``patience`` epochs after its
+    training accuracy had risen by ``rise``. The rule never stops a run sooner than
+    plain patience, so the epoch where plain patience stopped is the only one to check.
+    False for a plain-patience run the rule would have continued (every ``stalled``
+    one): it must be run again under the rule."""
+    train = run["config"]["train"]
+    if train.get("stop_after_rise") is not None:
+        return train["stop_after_rise"] == rise
+    history = run["history"]
+    if train.get("epochs") is not None and len(history) >= train["epochs"]:
+        return True  # the cap ended it, as it would have under the rule
+    began = rise_epoch(history, rise)
+    return began is not None and history[-1]["epoch"] - began >= train["patience"]
 
 
 def accuracies(runs: list[dict], model: str, dataset: str) -> dict[int, float]:

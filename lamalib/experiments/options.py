@@ -65,7 +65,7 @@ LIMITS = {
          "n_heads", "n_layers", "max_positions", "heads", "hidden", "rank",
          "intermediate", "kernel_sizes"], COUNT),
     **dict.fromkeys(["lr", "eps", "clip_grad", "timeout"], POSITIVE),
-    **dict.fromkeys(["dropout", "momentum", "betas"], FRACTION),
+    **dict.fromkeys(["dropout", "momentum", "betas", "stop_after_rise"], FRACTION),
     **dict.fromkeys(["weight_decay", "warmup_steps", "penalty"], NONNEGATIVE),
 }
 

@@ -16,6 +16,10 @@ class TrainConfig:
     betas: tuple[float, float] = (0.9, 0.999)  # adam / adamw; Vaswani et al.: 0.98
     eps: float = 1e-8  # adam / adamw; Vaswani et al.: 1e-9
     patience: int = 3  # epochs without a better validation score before stopping
+    # None, or count patience only once training accuracy has risen this far above
+    # the first epoch's (lamalib.train.stopping): a slow starter is not stopped on a
+    # noisy early validation peak; a run that had begun stops where it would anyway
+    stop_after_rise: float | None = None
     clip_grad: float | None = 5.0  # max gradient norm; None turns clipping off
     # Seeds dropout and batch order. The initial weights are drawn when the model is
     # built, before fit: seed first (lamalib.runtime.seed_everything) to repeat them.

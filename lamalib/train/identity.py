@@ -17,8 +17,8 @@ from lamalib.train.config import TrainConfig
 
 # Settings that may change between an interrupted run and its resumption: where it
 # runs, how it reports, how long it may go on. Every other field identifies the run.
-RESUMABLE_CHANGES = ("epochs", "patience", "checkpoint_dir", "resume", "amp",
-                     "device", "progress")
+RESUMABLE_CHANGES = ("epochs", "patience", "stop_after_rise", "checkpoint_dir",
+                     "resume", "amp", "device", "progress")
 
 
 def _name(obj) -> str:

@@ -21,6 +21,7 @@ from lamalib.train.identity import check_identity, run_identity
 from lamalib.train.optim import build_optimizer
 from lamalib.train.schedule import build_scheduler
 from lamalib.train.steps import StepOutput, classification_step
+from lamalib.train.stopping import should_stop
 
 Step = Callable[[torch.nn.Module, object], StepOutput]
 Callback = Callable[[int, History, torch.nn.Module], None]
@@ -111,10 +112,13 @@ def fit(
     exists, so batch order depends only on the seed and the epoch), then ``valid`` is
     scored; the best validation accuracy (ties broken by the lower validation loss;
     without ``valid``, the lowest training loss) picks the weights to keep, and
-    ``patience`` epochs without improvement stop the run. With ``checkpoint_dir`` the
+    ``patience`` epochs without improvement stop the run (with ``stop_after_rise``,
+    only once training accuracy has risen that far above the first epoch's, and
+    ``patience`` epochs after it did: :mod:`lamalib.train.stopping`). With ``checkpoint_dir`` the
     whole state is saved after every epoch and a later call with the same directory
     resumes from it, after checking that it is the same run (model, parameter shapes,
-    settings); given a larger ``patience``, a run that had stopped early goes on. A
+    settings); given a larger ``patience`` (or a ``stop_after_rise``), a run that had
+    stopped early goes on if the new rule would not have stopped it. A
     ``step`` with ``state_dict``/``load_state_dict`` (e.g. one that owns a random
     generator) is saved and restored with it. Mixed precision is used on CUDA.
     """
@@ -158,9 +162,10 @@ def fit(
         history = History.from_state_dict(state["history"])
         best_state, bad_epochs = state["best_state"], state["bad_epochs"]
         first_epoch = state["epoch"] + 1
-        # patience may change on resumption (RESUMABLE_CHANGES): a run stopped early
-        # goes on if the new patience has not run out, as it would have from the start
-        history.stopped_early = bad_epochs >= config.patience
+        # patience and stop_after_rise may change on resumption (RESUMABLE_CHANGES): a
+        # run stopped early goes on if the new rule would not have stopped it yet
+        history.stopped_early = should_stop(history.records, bad_epochs,
+                                            config.patience, config.stop_after_rise)
         if history.stopped_early:
             first_epoch = config.epochs + 1  # the run had already finished
         if distributed.is_main_process():
@@ -217,7 +222,8 @@ def fit(
             best_state, bad_epochs = _cpu_copy(model), 0
         else:
             bad_epochs += 1
-        history.stopped_early = bad_epochs >= config.patience
+        history.stopped_early = should_stop(history.records, bad_epochs, config.patience,
+                                            config.stop_after_rise)
         if ckpt is not None and distributed.is_main_process():
             save_checkpoint(
                 ckpt,

@@ -77,8 +77,8 @@ def stalled(run: dict, rise: float = 0.1) -> bool:
     """True if early stopping ended the run before it had begun to learn: its training
     accuracy never rose ``rise`` above its first epoch's. Such a run's test accuracy
     measures where patience met a slow start, not the model."""
-    train = [h["train_accuracy"] for h in run["history"] if "train_accuracy" in h]
-    return bool(train) and max(train) < train[0] + rise
+    records = [h for h in run["history"] if "train_accuracy" in h]
+    return bool(records) and rise_epoch(records, rise) is None
 
 
 def stops_alike(run: dict, rise: float) -> bool:

@@ -114,8 +114,8 @@ def fit(
     without ``valid``, the lowest training loss) picks the weights to keep, and
     ``patience`` epochs without improvement stop the run (with ``stop_after_rise``,
     only once training accuracy has risen that far above the first epoch's, and
-    ``patience`` epochs after it did: :mod:`lamalib.train.stopping`). With ``checkpoint_dir`` the
-    whole state is saved after every epoch and a later call with the same directory
+    ``patience`` epochs after it did: :mod:`lamalib.train.stopping`). With
+    ``checkpoint_dir`` the whole state is saved after every epoch and a later call with the same directory
     resumes from it, after checking that it is the same run (model, parameter shapes,
     settings); given a larger ``patience`` (or a ``stop_after_rise``), a run that had
     stopped early goes on if the new rule would not have stopped it. A

@@ -115,10 +115,10 @@ def fit(
     ``patience`` epochs without improvement stop the run (with ``stop_after_rise``,
     only once training accuracy has risen that far above the first epoch's, and
     ``patience`` epochs after it did: :mod:`lamalib.train.stopping`). With
-    ``checkpoint_dir`` the whole state is saved after every epoch and a later call with the same directory
-    resumes from it, after checking that it is the same run (model, parameter shapes,
-    settings); given a larger ``patience`` (or a ``stop_after_rise``), a run that had
-    stopped early goes on if the new rule would not have stopped it. A
+    ``checkpoint_dir`` the whole state is saved after every epoch and a later call with
+    the same directory resumes from it, after checking that it is the same run (model,
+    parameter shapes, settings); given a larger ``patience`` (or a ``stop_after_rise``),
+    a run that had stopped early goes on if the new rule would not have stopped it. A
     ``step`` with ``state_dict``/``load_state_dict`` (e.g. one that owns a random
     generator) is saved and restored with it. Mixed precision is used on CUDA.
     """
@@ -222,8 +222,8 @@ def fit(
             best_state, bad_epochs = _cpu_copy(model), 0
         else:
             bad_epochs += 1
-        history.stopped_early = should_stop(history.records, bad_epochs, config.patience,
-                                            config.stop_after_rise)
+        history.stopped_early = should_stop(history.records, bad_epochs,
+                                            config.patience, config.stop_after_rise)
         if ckpt is not None and distributed.is_main_process():
             save_checkpoint(
                 ckpt,

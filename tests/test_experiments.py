@@ -223,7 +223,65 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, files, monkeyp
     result = run(spec, tmp_path / "results", [], tmp_path / "ckpt")
     assert [h["epoch"] for h in result["history"]] == [1, 2, 3]
     assert 200 + result["history"][2]["seconds"] <= result["seconds"] < 250
-    assert not any((tmp_path / "ckpt").rglob("*.pt"))  # done: checkpoint removed
+    # it reached its cap of 3 epochs before patience ran out: the checkpoint is kept
+    assert list((tmp_path / "ckpt").rglob("*.pt")) == [ckpt]
+
+
+def _avg_spec(files, **train):
+    return RunSpec(model="avg", dataset="file", train_file=str(files[0]),
+                   test_file=str(files[1]), file_options={"header": False},
+                   model_options={"embed_dim": 8}, train={"lr": 0.1, **train})
+
+
+def _trajectory(result):
+    # every number of the run but the clock's
+    return ([{k: v for k, v in h.items() if k != "seconds"} for h in result["history"]],
+            result["metrics"])
+
+
+def test_a_run_that_early_stopping_ended_removes_its_checkpoint(tmp_path, files):
+    # lr 0: the first epoch stays the best, so patience 1 stops the run at epoch 2
+    result = run(_avg_spec(files, epochs=10, patience=1, lr=0.0), tmp_path / "r", [],
+                 tmp_path / "ckpt")
+    assert len(result["history"]) == 2
+    assert not any((tmp_path / "ckpt").rglob("*.pt"))  # the results file replaces it
+
+
+def test_a_run_cut_at_its_cap_goes_on_as_if_it_had_never_stopped(tmp_path, files,
+                                                                 capsys):
+    straight = run(_avg_spec(files, epochs=4, patience=50), tmp_path / "straight", [],
+                   tmp_path / "c0")
+    cut = run(_avg_spec(files, epochs=2, patience=50), tmp_path / "r", [],
+              tmp_path / "ckpt")
+    assert "reached its cap of 2 epochs before early stopping fired" in (
+        capsys.readouterr().out)
+    [ckpt] = (tmp_path / "ckpt").rglob("*.pt")
+    assert read_checkpoint(ckpt)["epoch"] == 2
+    higher = _avg_spec(files, epochs=4, patience=50)
+    with pytest.raises(ResultsConflict, match="epochs: 2 -> 4") as error:
+        run(higher, tmp_path / "r", [], tmp_path / "ckpt")
+    assert "kept checkpoint" in str(error.value)
+    went_on = run(higher, tmp_path / "r", [], tmp_path / "ckpt", force=True)
+    assert "continuing at epoch 3 of 4" in capsys.readouterr().out
+    assert _trajectory(went_on) == _trajectory(straight)
+    assert _trajectory(went_on)[0][:2] == _trajectory(cut)[0]
+    assert went_on["config"]["train"]["epochs"] == 4
+    assert went_on["seconds"] >= sum(h["seconds"] for h in went_on["history"])
+
+
+def test_force_trains_afresh_unless_the_checkpoint_goes_on(tmp_path, files, capsys):
+    run(_avg_spec(files, epochs=2, patience=50), tmp_path / "r", [], tmp_path / "ckpt")
+    capsys.readouterr()
+    # the same cap: --force means run again, not hand back the kept epochs
+    again = run(_avg_spec(files, epochs=2, patience=50), tmp_path / "r", [],
+                tmp_path / "ckpt", force=True)
+    assert "Resuming" not in capsys.readouterr().out and len(again["history"]) == 2
+    # other settings: the kept checkpoint is another run's, so it is not resumed
+    other_spec = _avg_spec(files, epochs=3, patience=50, lr=0.02)
+    other = run(other_spec, tmp_path / "r", [], tmp_path / "ckpt", force=True)
+    assert "Resuming" not in capsys.readouterr().out
+    fresh = run(other_spec, tmp_path / "fresh", [], tmp_path / "c1")
+    assert _trajectory(other) == _trajectory(fresh)
 
 
 def test_bad_input_gets_a_clear_error(tmp_path, files, capsys):

@@ -447,7 +447,9 @@ def parser() -> argparse.ArgumentParser:
                         "file's stem, or its folder's name when the stem is train, "
                         "dev, valid or test: data/questions/train.tsv -> questions)")
     r.add_argument("--force", action="store_true",
-                   help="run again even if a complete results file exists")
+                   help="run again even if a complete results file exists (a run "
+                        "that reached its epoch cap before early stopping fired goes "
+                        "on from its kept checkpoint when only the cap is raised)")
     add_save_model_option(r)
     r.set_defaults(func=cmd_run)
 
@@ -458,7 +460,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--models", nargs="+", help="a subset of the paper's models")
     g.add_argument("--force", action="store_true",
                    help="run cells again even where a complete results file exists "
-                        "(replacing it)")
+                        "(replacing it; a run that reached its epoch cap before early "
+                        "stopping fired goes on from its kept checkpoint when only "
+                        "the cap is raised)")
     g.set_defaults(func=cmd_reproduce)
 
     v = sub.add_parser("vectors", parents=[common],

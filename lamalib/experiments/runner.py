@@ -35,6 +35,9 @@ from lamalib import runtime
 from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
+from lamalib.train.checkpoint import read_checkpoint
+from lamalib.train.identity import goes_on_from, run_identity
+from lamalib.train.loop import CHECKPOINT_NAME
 from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
                                 portable_value, shown_path, write_json_atomic)
 from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
@@ -347,10 +350,12 @@ def run(spec: RunSpec, results_dir: Path | None = None,
     ``$LAMALIB_RESULTS`` or ``lamalib-results/``; the course's ``results/`` only when
     named).
     A complete results file is returned as it is unless ``force``; an interrupted run
-    resumes from its checkpoint (``checkpoints/<experiment>/<run>``). ``LAMALIB_SEED``
-    shifts the run's seed once, here: the results file is named and recorded by the
-    shifted seed, and every seed inside the run (the weights, the batch order, the
-    validation split's fixed seed 0) is then used as given. ``save_to``: also keep
+    resumes from its checkpoint (``checkpoints/<experiment>/<run>``), which a run that
+    reaches its epoch cap before early stopping fires keeps: under ``force`` with a
+    higher cap it goes on from there (any other ``force`` trains afresh).
+    ``LAMALIB_SEED`` shifts the run's seed once, here: the results file is named and
+    recorded by the shifted seed, and every seed inside the run (the weights, the batch
+    order, the validation split's fixed seed 0) is then used as given. ``save_to``: also keep
     the trained model (its best weights), vocabulary, labels and ``max_len`` in that
     folder (``lamalib.models.saved``; ``load_model(folder)`` reads it back).
     """
@@ -360,6 +365,16 @@ def run(spec: RunSpec, results_dir: Path | None = None,
     results_dir = user_results_dir() if results_dir is None else results_dir
     with runtime.exact_seeds():
         return _run(spec, results_dir, argv, checkpoints, force, save_to)
+
+
+def _goes_on(run_dir: Path, model, config, step) -> bool:
+    """Under ``--force``: whether the run's checkpoint, if one is there, is continued
+    (an interrupted run of the same settings, or one that reached a lower epoch cap
+    before early stopping fired) rather than trained afresh."""
+    ckpt = run_dir / CHECKPOINT_NAME
+    return ckpt.exists() and goes_on_from(read_checkpoint(ckpt),
+                                          run_identity(model, config, step),
+                                          config.epochs)
 
 
 def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
@@ -387,11 +402,15 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         stored = json.loads(out.read_text())
         differences = stored_differences(stored, spec)
         if differences:
+            kept = (Path(checkpoints) / spec.experiment / out.stem
+                    / CHECKPOINT_NAME).exists()
             raise ResultsConflict(
                 f"{shown_path(out)} holds a complete run made with other settings "
                 "or data (" + "; ".join(differences) + "): it was kept and this run "
-                "was not made. Pass --force to run again and replace it, or --results "
-                "DIR to keep both.")
+                "was not made. Pass --force to run again and replace it"
+                + (" (a run that reached its cap before early stopping fired goes on "
+                   "from its kept checkpoint when only the cap is raised)"
+                   if kept else "") + ", or --results DIR to keep both.")
         print(f"{shown_path(out)} is complete: skipped")
         return stored
     main = not distributed.launched() or int(os.environ.get("RANK", "0")) == 0
@@ -419,6 +438,8 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         check_position_tables(model, loaders)
         run_dir = Path(checkpoints) / spec.experiment / out.stem
         config = spec.train_config(checkpoint_dir=run_dir)
+        if force:  # run again: a kept checkpoint is continued only if this run goes on
+            config = replace(config, resume=_goes_on(run_dir, model, config, step))
         if main:
             print(f"{spec.model}{' in the pair classifier' if pairs else ''} on "
                   f"{spec.dataset_label()} (seed {spec.seed}): "
@@ -460,7 +481,15 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         }
         if main:
             write_json_atomic(out, result)
-            shutil.rmtree(run_dir, ignore_errors=True)  # the results file replaces it
+            if history.stopped_early:
+                shutil.rmtree(run_dir, ignore_errors=True)  # the results file is it now
+            else:  # the cap came first: kept, so a higher cap can go on from it
+                print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}) "
+                      f"reached its cap of {config.epochs} epochs before early "
+                      f"stopping fired (best epoch {history.best_epoch}); its "
+                      f"checkpoint stays in {shown_path(run_dir)}: the same command "
+                      "with --set epochs=N (more) and --force goes on from it",
+                      flush=True)
             if save_to is not None:  # fit restored the best epoch's weights
                 _save_run_model(spec, model, vocab, train, Path(save_to))
             print(f"test accuracy {scores['accuracy']:.4f} -> {shown_path(out)}",

@@ -70,3 +70,13 @@ def check_identity(saved: dict | None, now: dict, path: Path) -> None:
         more = f"\n  ... and {len(differences) - 10} more" if len(differences) > 10 else ""
         raise RuntimeError(
             f"{path} was written by a different run:\n  {shown}{more}\n{how}")
+
+
+def goes_on_from(state: dict, now: dict, epochs: int) -> bool:
+    """Whether a run identified by ``now`` with the cap ``epochs`` would continue the
+    checkpoint ``state`` (a dict read by ``read_checkpoint``): the same run wrote it,
+    and it holds fewer than ``epochs`` epochs (an interrupted run, or one that reached
+    a lower cap before early stopping fired and is now given a higher one)."""
+    saved = state.get("identity")
+    return (saved is not None and not _differences(saved, now)
+            and state["epoch"] < epochs)

@@ -487,9 +487,9 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                 print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}) "
                       f"reached its cap of {config.epochs} epochs before early "
                       f"stopping fired (best epoch {history.best_epoch}); its "
-                      f"checkpoint stays in {shown_path(run_dir)}: the same command "
-                      "with --set epochs=N (more) and --force goes on from it",
-                      flush=True)
+                      f"checkpoint stays in the checkpoints folder, under "
+                      f"{spec.experiment}/{out.stem}: the same command with --set "
+                      "epochs=N (more) and --force goes on from it", flush=True)
             if save_to is not None:  # fit restored the best epoch's weights
                 _save_run_model(spec, model, vocab, train, Path(save_to))
             print(f"test accuracy {scores['accuracy']:.4f} -> {shown_path(out)}",

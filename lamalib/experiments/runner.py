@@ -355,9 +355,9 @@ def run(spec: RunSpec, results_dir: Path | None = None,
     higher cap it goes on from there (any other ``force`` trains afresh).
     ``LAMALIB_SEED`` shifts the run's seed once, here: the results file is named and
     recorded by the shifted seed, and every seed inside the run (the weights, the batch
-    order, the validation split's fixed seed 0) is then used as given. ``save_to``: also keep
-    the trained model (its best weights), vocabulary, labels and ``max_len`` in that
-    folder (``lamalib.models.saved``; ``load_model(folder)`` reads it back).
+    order, the validation split's fixed seed 0) is then used as given. ``save_to``:
+    also keep the trained model (its best weights), vocabulary, labels and ``max_len``
+    in that folder (``lamalib.models.saved``; ``load_model(folder)`` reads it back).
     """
     if not isinstance(spec.seed, int):
         raise TypeError(f"a run's seed is a whole number, not {spec.seed!r}")
@@ -394,6 +394,7 @@ def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
 def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: Path,
          force: bool, save_to: Path | None = None) -> dict:
     out = Path(results_dir) / spec.result_name()
+    run_dir = Path(checkpoints) / spec.experiment / out.stem  # the run's checkpoint
     if out.exists() and is_complete(out) and not force and save_to is not None:
         raise ValueError(
             f"{shown_path(out)} is complete, so this run trains nothing to save "
@@ -402,8 +403,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         stored = json.loads(out.read_text())
         differences = stored_differences(stored, spec)
         if differences:
-            kept = (Path(checkpoints) / spec.experiment / out.stem
-                    / CHECKPOINT_NAME).exists()
+            kept = (run_dir / CHECKPOINT_NAME).exists()
             raise ResultsConflict(
                 f"{shown_path(out)} holds a complete run made with other settings "
                 "or data (" + "; ".join(differences) + "): it was kept and this run "
@@ -436,7 +436,6 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         step = pair_classification_step if pairs else classification_step
         loaders = split_loaders(spec, vocab, train, valid, test)
         check_position_tables(model, loaders)
-        run_dir = Path(checkpoints) / spec.experiment / out.stem
         config = spec.train_config(checkpoint_dir=run_dir)
         if force:  # run again: a kept checkpoint is continued only if this run goes on
             config = replace(config, resume=_goes_on(run_dir, model, config, step))

@@ -1,25 +1,95 @@
-"""Verdicts on a paper's claim (lamalib.experiments.claims) at their boundaries."""
+"""The verdict rule (lamalib.experiments.claims): Student's t quantiles against a
+printed table, each of the four outcomes on a constructed case, p-values against a
+hand computation, and Holm's correction on the textbook example."""
 
 import math
 
 import pytest
 
-from lamalib.experiments.claims import difference_verdict
-from lamalib.experiments.comparison import Estimate
+from lamalib.experiments.claims import (INCONCLUSIVE, NOT_RUN, PROBE, REPRODUCED,
+                                        REVERSED, SIZE_EXCLUDED, holm, judge, p_text,
+                                        sensitivity,
+                                        t_quantile)
+from lamalib.experiments.comparison import Estimate, estimate
 
 
-@pytest.mark.parametrize("mean,se,seeds,want", [
-    (3.0, 1.0, 3, "reproduced"),  # 2 s.e. below the mean is still above 0
-    (2.0, 1.0, 3, "not reproduced: no difference measured"),  # exactly 2 s.e.
-    (1.9, 1.0, 3, "not reproduced: no difference measured"),
-    (-2.1, 1.0, 3, "not reproduced: reversed"),
-    (-2.0, 1.0, 3, "not reproduced: no difference measured"),
-    (5.0, 0.1, 2, "probe only"),  # fewer than 3 seeds: never a verdict
-    (5.0, math.nan, 3, "probe only"),
-])
-def test_two_standard_errors_and_three_seeds(mean, se, seeds, want):
-    assert difference_verdict(Estimate(mean, se, 4), seeds) == want
+@pytest.mark.parametrize("n,want", [(2, 12.706), (3, 4.303), (4, 3.182), (5, 2.776),
+                                    (10, 2.262), (16, 2.131), (31, 2.042)])
+def test_t_quantiles_match_the_printed_table(n, want):
+    # two-sided 95 % critical values of Student's t, df = n - 1 (any statistics table)
+    assert t_quantile(n) == pytest.approx(want, abs=5e-4)
 
 
-def test_nothing_run():
-    assert difference_verdict(Estimate(math.nan, math.nan, 0), 0) == "not run"
+def test_three_seeds_need_four_point_three_standard_errors_not_two():
+    assert judge(Estimate(3.0, 1.0, 3)).outcome == INCONCLUSIVE  # 2 s.e. rule: a call
+    assert judge(Estimate(4.4, 1.0, 3)).outcome == REPRODUCED
+    assert judge(Estimate(4.2, 1.0, 3)).outcome == INCONCLUSIVE
+
+
+def test_each_outcome_on_a_constructed_case():
+    # seeds 1, 2, 3 points: mean 2, se 1/sqrt(3), interval 2 ± 2.48 -> holds 0
+    holds_zero = estimate([1.0, 2.0, 3.0])
+    v = judge(holds_zero, paper=3.0)
+    assert v.outcome == INCONCLUSIVE and v.low < 0 < 3.0 < v.high
+    assert judge(holds_zero, paper=5.0).outcome == SIZE_EXCLUDED  # 5 > 4.48
+    assert judge(holds_zero, paper=-0.3).outcome == INCONCLUSIVE  # in [-0.48, 4.48]
+    tight = estimate([2.0, 2.1, 1.9])  # 2 ± 0.25
+    assert judge(tight, paper=3.56).outcome == REPRODUCED
+    assert judge(tight).outcome == REPRODUCED  # no figure: the paper says A beats B
+    assert judge(estimate([-2.0, -2.1, -1.9]), paper=3.56).outcome == REVERSED
+    # a paper that claims B beats A (a negative figure): our negative is reproduced
+    assert judge(estimate([-2.0, -2.1, -1.9]), paper=-1.0).outcome == REPRODUCED
+    assert judge(tight, paper=-1.0).outcome == REVERSED
+
+
+def test_probes_and_nothing_run_are_never_verdicts():
+    assert judge(Estimate(5.0, 0.1, 2)).outcome == PROBE
+    assert judge(Estimate(5.0, math.nan, 3)).outcome == PROBE
+    assert judge(Estimate(5.0, 0.1, 16), seeds=2).outcome == PROBE  # a cell of 2 seeds
+    assert judge(Estimate(math.nan, math.nan, 0)).outcome == NOT_RUN
+    assert not judge(Estimate(5.0, 0.1, 2)).judged
+
+
+def test_interval_and_p_value_by_hand():
+    v = judge(estimate([1.0, 2.0, 6.0]), paper=1.0)  # mean 3, sd sqrt 7
+    se = math.sqrt(7) / math.sqrt(3)
+    assert v.low == pytest.approx(3 - 4.302653 * se, abs=1e-5)
+    assert v.high == pytest.approx(3 + 4.302653 * se, abs=1e-5)
+    # t = 3 / se = 1.964 on 2 df: p = 2 (1 - F(t)), F(t) = 1/2 + t / (2 sqrt(2 + t^2))
+    t = 3 / se
+    assert v.p == pytest.approx(1 - t / math.sqrt(2 + t * t), rel=1e-9)
+    assert v.interval() == f"+3.0 [{v.low:+.1f}, {v.high:+.1f}], p = {v.p:.2g}"
+    assert p_text(0.0004) == "< 0.001"
+
+
+def test_inconclusive_says_how_many_seeds_would_decide():
+    v = judge(estimate([1.0, 2.0, 3.0]), paper=3.0)  # mean 2, sd 1
+    # the fewest n with t(n) / sqrt(n) < 2 - 0 ... the gap to 0 is 2, to 3 is 1
+    n = v.seeds_needed
+    assert t_quantile(n) / math.sqrt(n) < 2 <= t_quantile(n - 1) / math.sqrt(n - 1)
+    assert "about" in str(v) and str(n) in str(v)
+    assert judge(estimate([-1.0, 0.0, 1.0]), paper=0.0).seeds_needed is None
+
+
+def test_zero_spread_is_decided_without_dividing_by_zero():
+    v = judge(Estimate(1.0, 0.0, 3), paper=1.0)
+    assert v.outcome == REPRODUCED and v.p == 0.0
+    assert judge(Estimate(0.0, 0.0, 3), paper=1.0).outcome == SIZE_EXCLUDED
+
+
+def test_holm_on_the_textbook_example():
+    # Holm (1979)-style example: m = 4 at 0.05 -> thresholds 0.0125, 0.0167, 0.025, 0.05
+    p = {"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.005}
+    assert holm(p) == {"d": True, "a": True, "c": False, "b": False}
+    # a step-down: once one fails, larger ones fail too even below 0.05 / 1
+    assert holm({"x": 0.02, "y": 0.03}) == {"x": True, "y": True}
+    assert holm({"x": 0.03, "y": 0.04}) == {"x": False, "y": False}
+    assert holm({}) == {}
+
+
+def test_a_verdict_that_changes_with_the_stopping_rule_says_so():
+    rule, plain = judge(estimate([2.0, 2.1, 1.9])), judge(estimate([1.0, 2.0, 3.0]))
+    assert sensitivity(rule, plain, "the stopping rule") == "depends on the stopping rule"
+    assert sensitivity(rule, rule, "the stopping rule") == REPRODUCED
+    # a probe on the other side does not overturn a verdict
+    assert sensitivity(rule, judge(Estimate(1.0, 0.1, 2)), "tuning") == REPRODUCED

@@ -7,7 +7,9 @@ import pytest
 
 from lamalib.experiments.comparison import (Estimate, choice_text, choose_on_validation,
                                             compare, estimate, median_epoch_seconds,
-                                            overall, stalled, stops_alike,
+                                            overall, plain_stop_epoch, stalled,
+                                            stopped_at_cap, under_plain_patience,
+                                            stops_alike,
                                             was_cut)
 
 
@@ -136,3 +138,49 @@ def test_signed_prints_a_difference_with_its_sign_and_no_negative_zero():
     assert Estimate(-0.012, 0.67, 14).signed(2) == "-0.01 ± 0.67"
     assert Estimate(-0.06, 0.2, 3).signed() == "-0.1 ± 0.2"
     assert estimate([-0.5]).signed() == "-0.5"  # one value: no standard error
+
+
+def test_median_epoch_seconds_is_the_median_not_the_mean():
+    runs = [{"model": "m", "dataset": "d", "history": [{"seconds": s} for s in
+                                                       (1, 2, 100)]}]
+    assert median_epoch_seconds(runs, ("m",), "d") == 2  # the mean would be 34.3
+
+
+def test_a_run_with_no_patience_at_its_cap_was_cut():
+    assert stopped_at_cap(10, 10, 10, None)
+    assert not stopped_at_cap(9, 9, 10, None)
+    # a record without best_epoch at its cap: its best is taken as its last epoch
+    record = run("a", "d", 0, .5, epochs=10, ran=10)
+    del record["metrics"]["best_epoch"]
+    assert was_cut(record)
+
+
+def test_a_run_without_training_accuracy_records_never_stalled():
+    record = run("a", "d", 0, .5)
+    record["history"] = [{"epoch": 1}, {"epoch": 2}]
+    assert not stalled(record)
+
+
+def test_one_seed_shows_no_spread():
+    assert "±" not in str(estimate([4.0])) and "±" not in estimate([4.0]).signed()
+    assert estimate([4.0, 6.0]).signed() == "+5.0 ± 1.0"
+
+
+def _valid(run, accs):
+    run["history"] = [{"epoch": i + 1, "valid_accuracy": a} for i, a in enumerate(accs)]
+    return run
+
+
+def test_plain_stop_epoch_is_patience_after_the_best():
+    r = _valid(run("a", "d", 0, .5, patience=2), [.5, .6, .55, .58, .7, .71])
+    assert plain_stop_epoch(r) == 4  # best at 2, two bad epochs: 3 and 4
+    assert plain_stop_epoch(_valid(run("a", "d", 0, .5, patience=2), [.5, .6])) == 2
+
+
+def test_under_plain_patience_swaps_in_the_plain_run_or_says_it_is_missing():
+    rule = _valid(run("t", "d", 0, .8, patience=2), [.5, .4, .4, .6, .7, .6, .6])
+    same = _valid(run("m", "d", 0, .7, patience=2), [.5, .6, .5, .5])
+    other = _valid(run("t", "e", 1, .9, patience=2), [.5, .4, .4, .9])
+    plain = _valid(run("t", "d", 0, .55, patience=2), [.5, .4, .4])
+    kept, missing = under_plain_patience([rule, same, other], [plain])
+    assert kept == [plain, same] and missing == [other]

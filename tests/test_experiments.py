@@ -340,9 +340,23 @@ def test_report_puts_published_figures_beside_ours_and_says_not_run(tmp_path):
          "source": "Mehta et al., section 5.3 (text)", "from": "text"}]})
     table = results_table(tmp_path, "lama", grid=[("te", "r8"), ("avg", "r8")])
     te = table[table.model == "te"].iloc[0]
-    assert te.ours == "91.0 ± 1.4" and te.seeds == 2 and te.paper == "90.1"
+    assert te.ours == "91.0 ± 1.0" and te.seeds == 2 and te.paper == "90.1"  # ± s.e.
     avg = table[table.model == "avg"].iloc[0]
     assert avg.ours == "not run" and avg.seeds == 0
+
+
+def test_report_epochs_are_the_mean_and_seconds_are_per_epoch(tmp_path):
+    def result(seed, seconds):
+        return {"experiment": "lama", "model": "te", "dataset": "r8", "profile": "full",
+                "config": {"seed": seed}, "metrics": {"test_accuracy": 0.9},
+                "history": [{"epoch": i + 1, "seconds": s} for i, s in enumerate(seconds)],
+                "hardware": {"name": "cpu x"}}
+
+    write_json_atomic(tmp_path / "lama__te__r8__s0.json", result(0, [1.0, 1.0, 1.0, 1.0]))
+    write_json_atomic(tmp_path / "lama__te__r8__s1.json", result(1, [4.0, 4.0]))
+    [row] = results_table(tmp_path, "lama", published=[]).to_dict("records")
+    assert row["epochs"] == "3"  # (4 + 2) / 2 runs, not the longest run's 4
+    assert row["sec_per_epoch"] == "2.0"  # 12 s over 6 epochs, not 12 s / 2 runs
 
 
 def test_each_row_gets_the_figure_of_its_own_paper(tmp_path):

@@ -302,3 +302,8 @@ def test_encoder_layer_accepts_per_head_masks():
         head_attention_mask([Injection(4, "next")], 4, tokens, mask, spans)
     with pytest.raises(ValueError, match="how"):
         Injection(0, "next", "soft")
+
+
+def test_no_head_of_a_flat_score_is_significant():
+    # every head equal: no spread, so no head is above the rest (a `>=` would keep all)
+    assert not significant_heads(torch.full((6, 12), 0.25)).any()

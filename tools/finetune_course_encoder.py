@@ -31,7 +31,7 @@ import torch
 from lamalib import runtime
 from lamalib.data.batching import BucketBatches
 from lamalib.data.registry import load_dataset
-from lamalib.experiments.claims import difference_verdict
+from lamalib.experiments.claims import judge
 from lamalib.experiments.comparison import (estimate, paired_difference,
                                            stopped_at_cap)
 from lamalib.models.pretrained import (COURSE_ENCODER_DIR, cut_to_length,
@@ -163,7 +163,7 @@ def main() -> None:
         "test_accuracy": {arm: estimate(list(test[arm].values())).__dict__
                           for arm in ARMS},
         "difference": diff.__dict__,
-        "verdict": difference_verdict(diff, min(len(v) for v in test.values())),
+        "verdict": str(judge(diff, seeds=min(len(v) for v in test.values()))),
         "cut": sum(r["cut"] for r in rows),
         "torch_threads": torch.get_num_threads(),
         **stamp.fields(None, "python tools/finetune_course_encoder.py",

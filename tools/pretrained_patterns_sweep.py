@@ -33,7 +33,7 @@ from lamalib.analysis.pretrained_heads import (document_batches, encoder_pattern
                                                mlm_importance, patterns_to_inject,
                                                uniform_reference)
 from lamalib.data.datasets.embedded import lee_texts
-from lamalib.experiments.claims import difference_verdict
+from lamalib.experiments.claims import judge
 from lamalib.experiments.comparison import estimate, paired_difference
 from lamalib.models.pretrained import COURSE_ENCODER_DIR, load_course_encoder
 from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
@@ -97,7 +97,7 @@ def main() -> None:
         "difference_f1": diff.__dict__,
         # Pk: lower is better, so vanilla - injected > 0 means injection helps
         "difference_pk": paired_difference(pk[vanilla.name], pk[pattern.name]).__dict__,
-        "verdict": difference_verdict(diff, min(len(v) for v in f1.values())),
+        "verdict": str(judge(diff, seeds=min(len(v) for v in f1.values()))),
         "cut": sum(r["epochs"] >= args.max_epochs and
                    r["epochs"] - r["best_epoch"] < args.patience for r in rows),
         "hardware": hardware(), "torch_threads": torch.get_num_threads(),

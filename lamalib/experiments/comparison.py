@@ -178,3 +178,37 @@ def overall(table: pd.DataFrame, column: str) -> Estimate:
     """The mean over datasets of the per-dataset means in ``column`` (datasets with
     at least one run), with its standard error across datasets."""
     return estimate([e.mean for e in table[column] if e.n > 0])
+
+
+def plain_stop_epoch(run: dict) -> int:
+    """The epoch where plain patience (no ``stop_after_rise``) would have ended
+    ``run`` (a results record): ``patience`` epochs after its best validation accuracy,
+    or its last epoch if that never came."""
+    patience = run["config"]["train"]["patience"]
+    best, best_epoch = -math.inf, 0
+    for h in run["history"]:
+        if h["valid_accuracy"] > best:
+            best, best_epoch = h["valid_accuracy"], h["epoch"]
+        elif h["epoch"] - best_epoch >= patience:
+            return h["epoch"]
+    return run["history"][-1]["epoch"]
+
+
+def under_plain_patience(runs: list[dict], plain: list[dict]) -> tuple[list[dict],
+                                                                       list[dict]]:
+    """The grid's ``runs`` as plain patience would have left them: a run that plain
+    patience would have stopped sooner is replaced by its plain-patience run from
+    ``plain`` (same model, dataset and seed). Returns ``(runs, missing)``: ``missing``
+    are the runs plain patience would have stopped sooner with no plain run to stand
+    in (left out of ``runs``)."""
+    key = lambda r: (r["model"], r["dataset"], r["config"]["seed"])  # noqa: E731
+    by_key = {key(r): r for r in plain}
+    kept, missing = [], []
+    for r in runs:
+        if plain_stop_epoch(r) == r["history"][-1]["epoch"]:
+            kept.append(r)
+        elif key(r) in by_key:
+            kept.append(by_key[key(r)])
+        else:
+            missing.append(r)
+    return kept, missing

@@ -5,11 +5,11 @@ that the report command and the book's "Reproductions" page both print (chapter
 from __future__ import annotations
 
 import json
-import math
 import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from lamalib.experiments.comparison import estimate
 from lamalib.provenance import portable_path
 
 
@@ -153,17 +153,12 @@ def run_recipe(r: dict) -> str:
     return recipe or ("" if r["experiment"] == "run" else r["experiment"])
 
 
-def _mean_std(values: list[float]) -> tuple[float, float]:
-    mean = sum(values) / len(values)
-    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0
-    return mean, math.sqrt(var)
-
-
 def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
                   grid: list[tuple[str, str]] | None = None,
                   published: list[dict] | None = None):
-    """One row per (experiment, model, dataset, recipe): test accuracy mean ± std
-    over seeds, seeds, seconds per epoch, profile and device, beside the published
+    """One row per (experiment, model, dataset, recipe): test accuracy mean ± standard
+    error over seeds (points), seeds, mean epochs a run, seconds per epoch (all the
+    group's seconds over all its epochs), profile and device, beside the published
     figure. ``recipe``: the paper whose settings the run started from (a grid's
     paper, or ``run --recipe``), empty for a run with the defaults; a column only
     without ``paper``. A run on your own files is under its results name (``run
@@ -201,12 +196,11 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
         row = {"experiment": experiment, "model": model, "dataset": dataset,
                "recipe": recipe}
         if group:
-            mean, std = _mean_std([g["metrics"]["test_accuracy"] for g in group])
+            acc = estimate([100 * g["metrics"]["test_accuracy"] for g in group])
             epochs = [h for g in group for h in g["history"]]
             row.update(
-                # one seed has no spread to show
-                ours=f"{100 * mean:.1f} ± {100 * std:.1f}" if len(group) > 1 else
-                f"{100 * mean:.1f}",
+                # mean ± s.e., as every table of the course; one seed has no spread
+                ours=f"{acc.mean:.1f} ± {acc.se:.1f}" if acc.n > 1 else f"{acc.mean:.1f}",
                 seeds=len(group),
                 epochs=f"{sum(len(g['history']) for g in group) / len(group):g}",
                 sec_per_epoch=f"{sum(h['seconds'] for h in epochs) / len(epochs):.1f}",

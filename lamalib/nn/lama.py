@@ -148,7 +148,8 @@ class LowRankMultiHeadAttention(nn.Module):
 
     ``forward(states (B, T, D), mask (B, T) bool, embedded (B, T, D) or None)
     -> (S (B, m, D), A (B, m, T))``;
-    pads get weight exactly 0. ``last_weights`` keeps A of the last call, detached.
+    pads get weight exactly 0, and a document with no real token gets A = 0, S = 0.
+    ``last_weights`` keeps A of the last call, detached.
     """
 
     def __init__(self, d: int, heads: int = 10, rank: int = 1,

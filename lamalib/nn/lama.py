@@ -84,6 +84,11 @@ class MeanContext(nn.Module):
     (model ``lama_ctx``, section 3.2: "the mean of the word embeddings is a good first
     approximation of the document's global context").
 
+    A necessary reading: the paper initialises c from the mean word *embedding*
+    (width E), but compares c with ``u_t`` of width D = 2h (paper eq. 8), and E need
+    not be D; we average the BiGRU states H, which have width D. The literal reading
+    is :class:`EmbeddingMeanContext`.
+
     ``forward(states (B, T, D), mask (B, T)) -> c (B, D)``.
     """
 
@@ -98,10 +103,11 @@ class MeanContext(nn.Module):
 
 
 class EmbeddingMeanContext(MeanContext):
-    """``c = 1/T sum_t w_t``, the mean of the document's word *embeddings* (paper eq. 4
-    of section 3.2 and section 4.2 read literally; needs E = D, true at the paper's
-    E = 100 = 2h). ``lama_ctx`` averages the annotations instead: H already mixes
-    each word with its neighbours, and c then lives in the space it is compared with.
+    """``c = 1/T sum_t w_t``, the mean of the document's word *embeddings* (the
+    unnumbered formula of section 3.2, between paper eqs. 8 and 9, and section 4.2,
+    read literally; needs E = D, true at the paper's E = 100 = 2h). ``lama_ctx``
+    averages the annotations instead: H already mixes each word with its neighbours,
+    and c then lives in the space it is compared with.
 
     ``forward(states (B, T, D), mask (B, T), embedded (B, T, E=D)) -> c (B, D)``.
     """
@@ -142,7 +148,8 @@ class LowRankMultiHeadAttention(nn.Module):
 
     ``forward(states (B, T, D), mask (B, T) bool, embedded (B, T, D) or None)
     -> (S (B, m, D), A (B, m, T))``;
-    pads get weight exactly 0. ``last_weights`` keeps A of the last call, detached.
+    pads get weight exactly 0, and a document with no real token gets A = 0, S = 0.
+    ``last_weights`` keeps A of the last call, detached.
     """
 
     def __init__(self, d: int, heads: int = 10, rank: int = 1,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
 import json
 import os
 import platform
@@ -74,6 +75,45 @@ def commit_of(root: Path) -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return sha + ("+dirty" if dirty else "")
+
+
+# the files whose content is the library's code: any change to one can change a run
+CODE_SUFFIXES = (".py", ".json", ".js", ".css")
+
+
+def code_hash(package: Path | None = None) -> str:
+    """SHA-256 over every code file of ``package`` (default: the ``lamalib/`` this
+    process imported), each as its path relative to the package and its bytes, in
+    sorted order: the same code gives the same hash on any machine, in a clone, a
+    dirty tree or an installed copy. Weights and caches (other suffixes) are left
+    out."""
+    package = Path(package or Path(__file__).resolve().parent)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in package.rglob("*") if p.suffix in CODE_SUFFIXES
+                       and p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def code_diff(root: Path | None = None) -> str | None:
+    """``git diff HEAD -- lamalib`` of the checkout at ``root``: what the code that ran
+    had beyond its commit (None when clean or outside git)."""
+    try:
+        diff = subprocess.run(["git", "diff", "HEAD", "--", "lamalib"],
+                              cwd=root or REPO_ROOT,
+                              check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return diff or None
+
+
+@functools.lru_cache(maxsize=1)
+def code_identity() -> dict:
+    """``{"sha256": code_hash(), "diff": code_diff()}``, read once per process (the
+    code a process runs is the code it imported, as for :func:`git_commit`): a
+    results file ties its run to its code even when the commit does not."""
+    return {"sha256": code_hash(), "diff": code_diff()}
 
 
 def lamalib_version() -> str:
@@ -210,6 +250,7 @@ class RunStamp:
         self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(
             timespec="seconds")
         self.commit = git_commit()
+        self.code = code_identity()
         self._clock = time.perf_counter()
 
     def seconds(self) -> float:
@@ -218,10 +259,11 @@ class RunStamp:
 
     def fields(self, argv: list[str] | None, program: str,
                local: tuple[str, ...] = LOCAL_OPTIONS) -> dict:
-        """``hardware``, ``started``, ``seconds``, ``git_commit``, ``lamalib`` and
-        ``command`` (:func:`command_line` of ``argv`` as ``program``)."""
+        """``hardware``, ``started``, ``seconds``, ``git_commit``, ``code`` (its
+        :func:`code_identity`), ``lamalib`` and ``command`` (:func:`command_line` of
+        ``argv`` as ``program``)."""
         return {"hardware": hardware(), "started": self.started,
-                "seconds": self.seconds(), "git_commit": self.commit,
+                "seconds": self.seconds(), "git_commit": self.commit, "code": self.code,
                 "lamalib": lamalib_version(),
                 "command": command_line(argv, program, local)}
 

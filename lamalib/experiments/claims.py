@@ -133,7 +133,8 @@ def judge(diff: Estimate, paper: float | None = None, seeds: int | None = None
     makes a probe."""
     if diff.n == 0:
         return Verdict(NOT_RUN, diff, paper=paper)
-    if min(diff.n, diff.n if seeds is None else seeds) < MIN_SEEDS or math.isnan(diff.se):
+    fewest = diff.n if seeds is None else min(diff.n, seeds)
+    if fewest < MIN_SEEDS or math.isnan(diff.se):
         return Verdict(PROBE, diff, paper=paper)
     half = t_quantile(diff.n) * diff.se
     low, high = diff.mean - half, diff.mean + half

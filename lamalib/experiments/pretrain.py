@@ -33,8 +33,8 @@ from lamalib.experiments.options import UsageError
 from lamalib.experiments.results import run_lock
 from lamalib.models.mlm import MaskedLM, MaskedLMStep
 from lamalib.models.pretrained import save_encoder
-from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
-                                portable_path, write_json_atomic)
+from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
+                                lamalib_version, portable_path, write_json_atomic)
 from lamalib.train import TrainConfig, fit
 
 
@@ -284,6 +284,7 @@ def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
                          f"{', '.join(sorted(PRETRAINING_CORPORA))}")
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     commit = git_commit()  # the code that runs, before anyone edits the checkout
+    code = code_identity()
     wall = time.perf_counter()
     checkpoints = Path(checkpoints)
     try:
@@ -345,6 +346,7 @@ def pretrain(config: PretrainConfig, checkpoints: Path, out: Path | None,
         "seconds": round(sum(r["seconds"] for r in history.records), 1),
         "session_seconds": round(time.perf_counter() - wall, 1),
         "hardware": hardware(), "started": started, "git_commit": commit,
+        "code": code,
         "lamalib": lamalib_version(),
         "command": reproduce_command(argv),
     }

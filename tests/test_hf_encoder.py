@@ -24,11 +24,13 @@ from lamalib.models.hf_encoder import (PACKAGED, EncoderFolderError,  # noqa: E4
                                        pretrained_attention)
 from lamalib.models.pretrained import ChecksumMismatch  # noqa: E402
 from lamalib.viz.attention_view import attention_page, model_view  # noqa: E402
+from tiny_bert import saved_tiny_bert  # noqa: E402
 
 MINILM = PACKAGED[0]
 COPY = packaged_copy(MINILM)
 needs_copy = pytest.mark.skipif(COPY is None, reason=f"needs {MINILM.install}")
 TEXT = "The cat sat on the mat because it was warm."
+WORDS = "the cat sat on mat a warm film dog".split()  # the tiny BERT's
 
 
 @pytest.fixture(autouse=True)
@@ -52,22 +54,6 @@ def _one_line(error) -> str:
     text = str(error.value)
     assert "\n" not in text
     return text
-
-
-def tiny_folder(folder):
-    """A tiny random BERT and its WordPiece tokenizer in save_pretrained layout."""
-    folder.mkdir()
-    words = "the cat sat on mat a warm film dog".split()
-    (folder / "vocab.txt").write_text(
-        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
-    tokenizer = transformers.BertTokenizer(str(folder / "vocab.txt"))
-    torch.manual_seed(0)
-    config = transformers.BertConfig(vocab_size=len(tokenizer), hidden_size=8,
-                                     num_hidden_layers=2, num_attention_heads=2,
-                                     intermediate_size=16, max_position_embeddings=16)
-    transformers.BertModel(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def copy_of_package(root, change=None):
@@ -198,14 +184,14 @@ def test_a_local_copy_loads_and_a_truncated_one_is_one_line(tmp_path, minilm):
 
 
 def test_a_saved_folder_loads_and_pickled_or_broken_weights_are_refused(tmp_path):
-    folder = tiny_folder(tmp_path / "tiny")
+    folder = saved_tiny_bert(tmp_path / "tiny", WORDS)
     enc = load_encoder(str(folder))
     tokens, w = pretrained_attention(*enc, "the cat sat on the mat")
     assert tokens == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"]
     assert w.shape == (2, 2, 8, 8)
     torch.testing.assert_close(w.sum(-1), torch.ones(2, 2, 8))
-    with pytest.warns(UserWarning, match="the text has 18 tokens"):  # 16 positions
-        assert len(pretrained_attention(*enc, "cat " * 16)[0]) == 16
+    with pytest.warns(UserWarning, match="the text has 72 tokens"):  # 64 positions
+        assert len(pretrained_attention(*enc, "cat " * 70)[0]) == 64
     (folder / "model.safetensors").rename(folder / "pytorch_model.bin")
     with pytest.raises(EncoderFolderError) as error:
         load_encoder(folder)
@@ -248,7 +234,7 @@ def test_the_command_writes_the_view_of_a_pretrained_name(tmp_path, capsys, mini
 def test_the_command_reads_a_save_pretrained_folder(tmp_path, capsys):
     from lamalib.experiments.cli import main
 
-    folder = tiny_folder(tmp_path / "tiny")
+    folder = saved_tiny_bert(tmp_path / "tiny", WORDS)
     main(["attention", "--model", str(folder), "the warm cat"])
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("# tiny: the attention each token receives")

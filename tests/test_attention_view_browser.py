@@ -283,3 +283,23 @@ def test_a_built_book_page_works_without_a_kernel(browser, tmp_path):
     _check_self_view(view, load_model(te).attention(text).weights, query=3)
     browser.save_screenshot(str(tmp_path / "book_page.png"))
     assert (tmp_path / "book_page.png").stat().st_size > 1000
+
+
+def test_a_pretrained_encoders_page_works_offline(browser, tmp_path, monkeypatch):
+    """``attention --model all-MiniLM-L6-v2``: every one of 6 layers and 12 heads of a
+    real pretrained encoder, each row transformers' own weights."""
+    from lamalib.experiments.cli import main
+    from lamalib.models.hf_encoder import PACKAGED, load_encoder, packaged_copy
+
+    if packaged_copy(PACKAGED[0]) is None:
+        pytest.skip(f"needs {PACKAGED[0].install}")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    text = "The cat sat on the mat because it was warm."
+    page = tmp_path / "minilm.html"
+    main(["attention", "--model", "all-MiniLM-L6-v2", text, "--html", str(page)])
+    [view] = _open(browser, page, 1)
+    att = load_encoder("all-MiniLM-L6-v2").attention(text)
+    tokens = [t.text for t in view.find_elements(By.CSS_SELECTOR, ".lv-tok")]
+    assert tokens == att.tokens and tokens[0] == "[CLS]" and att.weights.shape[:2] == (
+        6, 12)
+    _check_self_view(view, att.weights, query=3)

@@ -12,6 +12,7 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 from lamalib.data.registry import load_dataset  # noqa: E402
+from tiny_bert import saved_tiny_bert  # noqa: E402
 
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "bert_attention_distance.py"
 
@@ -21,25 +22,6 @@ def load_tool():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def saved_tiny_bert(folder: Path) -> Path:
-    folder.mkdir()
-    texts = load_dataset("movie_reviews", "test").texts
-    words = sorted({w for t in texts[:40] for w in t.lower().split()})[:300]
-    (folder / "vocab.txt").write_text(
-        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
-    tokenizer = transformers.BertTokenizer(str(folder / "vocab.txt"))
-    torch.manual_seed(0)
-    config = transformers.BertConfig(vocab_size=len(tokenizer), hidden_size=16,
-                                     num_hidden_layers=2, num_attention_heads=2,
-                                     intermediate_size=32, max_position_embeddings=64)
-    model = transformers.BertModel(config)
-    with torch.no_grad():  # sharp, position-dependent heads: argmax ties are unlikely
-        model.embeddings.position_embeddings.weight.mul_(20)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def test_distances_match_a_sentence_by_sentence_brute_force(tmp_path):

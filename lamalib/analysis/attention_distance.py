@@ -27,6 +27,8 @@ from typing import Callable, Iterable
 import torch
 from torch import nn
 
+from lamalib.models.hf_encoder import hf_attentions
+
 WeightsOf = Callable[[nn.Module, object], tuple[torch.Tensor, torch.Tensor]]
 
 
@@ -54,11 +56,7 @@ def hf_weights(model: nn.Module, batch) -> tuple[torch.Tensor, torch.Tensor]:
     ``attn_implementation="eager"`` so that it can return its weights) on ``batch``
     and return its weights ``(L, B, H, T, T)`` and the key mask ``(B, T)``."""
     tokens, mask = _tokens_and_mask(batch)
-    out = model(input_ids=tokens, attention_mask=mask.long(), output_attentions=True)
-    if not out.attentions:
-        raise ValueError("the model returned no attention weights: load it with "
-                         "attn_implementation='eager'")
-    return torch.stack(out.attentions), mask  # (L, B, H, T, T)
+    return hf_attentions(model, tokens, mask), mask  # (L, B, H, T, T)
 
 
 def _real_queries(weights: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -13,6 +13,9 @@ injecting attention patterns", section "Patterns in a pretrained encoder"; Li et
   and of uniform attention, per pattern.
 * :func:`findings`, :func:`patterns_to_inject`: the best head of each pattern, the
   3-sigma rule's heads, and what to inject into a smaller model.
+* :func:`hf_head_findings`: the same measure on a real pretrained Hugging Face encoder
+  (``lamalib.models.hf_encoder``, e.g. all-MiniLM-L6-v2): the fraction of each head's
+  attention on the previous and next token, on ``[CLS]`` and on ``[SEP]``.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from lamalib.data.segments import segment_batch
 from lamalib.data.subword import SubwordTokenizer
 from lamalib.models.mlm import MaskedLM, MaskedLMStep
 from lamalib.models.pretrained import encoder_ids
-from lamalib.nn.patterns import (bind_pattern, global_relevance, pattern_cells,
-                                 significant_heads, uniform_relevance)
+from lamalib.models.hf_encoder import hf_attentions
+from lamalib.nn.patterns import (bind_pattern, global_relevance, named_patterns,
+                                 pattern_cells, significant_heads, uniform_relevance)
 
 
 def document_batches(tokenizer: SubwordTokenizer, texts: Sequence[str], max_len: int,
@@ -39,14 +43,19 @@ def document_batches(tokenizer: SubwordTokenizer, texts: Sequence[str], max_len:
     padded; ``index`` numbers the rows (``MaskedLMStep`` seeds its evaluation masks
     with it). Returns batches of ``tokens (B, T)``, ``mask (B, T)``."""
     rows = [encoder_ids(tokenizer, t, max_len) for t in texts if t.strip()]
+    return _padded_batches(rows, tokenizer.pad_id, batch_size)
+
+
+def _padded_batches(rows: list[list[int]], pad_id: int,
+                    batch_size: int) -> list[Batch]:
     if not rows:
         raise ValueError("document_batches needs at least one non-empty text")
     width = max(map(len, rows))
-    ids = torch.full((len(rows), width), tokenizer.pad_id, dtype=torch.long)  # (N, T)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)  # (N, T)
     for r, row in enumerate(rows):
         ids[r, :len(row)] = torch.tensor(row)
     return [segment_batch(ids, torch.arange(i, min(i + batch_size, len(rows))),
-                          tokenizer.pad_id) for i in range(0, len(rows), batch_size)]
+                          pad_id) for i in range(0, len(rows), batch_size)]
 
 
 def encoder_patterns(tokenizer: SubwordTokenizer) -> list:
@@ -54,10 +63,6 @@ def encoder_patterns(tokenizer: SubwordTokenizer) -> list:
     many pieces) and ``special`` (the key is ``[CLS]`` or ``[SEP]``)."""
     return ["previous", "next", bind_pattern("matching", never=(tokenizer.unk_id,)),
             bind_pattern("special", ids=(tokenizer.cls_id, tokenizer.sep_id))]
-
-
-def _name(pattern) -> str:
-    return pattern if isinstance(pattern, str) else pattern.__name__
 
 
 def mlm_importance(model: MaskedLM, tokenizer: SubwordTokenizer,
@@ -82,14 +87,16 @@ def encoder_relevance(model: MaskedLM, batches: Iterable[Batch],
                             forward=lambda m, b: m.body(b.tokens, b.mask))
 
 
-def uniform_reference(batches: Iterable[Batch], patterns: Sequence) -> dict[str, float]:
+def uniform_reference(batches: Iterable[Batch],
+                      patterns: Sequence | dict) -> dict[str, float]:
     """GR of uniform attention per pattern, the mean over documents of
     ``sum_ij 1_P / |x|^2`` (:func:`~lamalib.nn.patterns.uniform_relevance`)."""
-    sums, docs = {_name(p): 0.0 for p in patterns}, 0
+    named = named_patterns(patterns)
+    sums, docs = {name: 0.0 for name, _ in named}, 0
     for b in batches:
-        for p in patterns:
+        for name, p in named:
             cells = pattern_cells(p, b.tokens, b.mask)  # (B, T, T)
-            sums[_name(p)] += float(uniform_relevance(cells, b.mask).sum())
+            sums[name] += float(uniform_relevance(cells, b.mask).sum())
         docs += b.tokens.shape[0]
     return {name: s / docs for name, s in sums.items()}
 
@@ -151,3 +158,43 @@ def patterns_to_inject(found: Sequence[Finding],
     if kept:
         return kept, "kept"
     return [max(mine, key=lambda f: f.excess).pattern], "highest GR"
+
+
+def hf_document_batches(tokenizer, texts: Sequence[str], max_len: int = 128,
+                        batch_size: int = 16) -> list[Batch]:
+    """:func:`document_batches` for a Hugging Face tokenizer: ``[CLS] pieces [SEP]``
+    cut to ``max_len`` ids (the final ``[SEP]`` kept), padded with its pad id."""
+    rows = [tokenizer(t, truncation=True, max_length=max_len)["input_ids"]
+            for t in texts if t.strip()]
+    return _padded_batches(rows, tokenizer.pad_token_id, batch_size)
+
+
+def hf_encoder_patterns(tokenizer) -> dict:
+    """``previous``, ``next``, and the key ``[CLS]`` and the key ``[SEP]`` apart
+    (Clark et al., 2019, found heads that park on each), keyed by those names."""
+    return {"previous": "previous", "next": "next",
+            "[CLS]": bind_pattern("special", ids=(tokenizer.cls_token_id,)),
+            "[SEP]": bind_pattern("special", ids=(tokenizer.sep_token_id,))}
+
+
+def hf_head_findings(model, tokenizer, texts: Sequence[str], max_len: int = 128,
+                     n_sigma: float = 3.0,
+                     batch_size: int = 16) -> tuple[dict[str, torch.Tensor],
+                                                    list[Finding]]:
+    """What fraction of each head's attention goes to the previous token, the next
+    token, ``[CLS]`` and ``[SEP]`` over ``texts``, and the heads that stand out.
+
+    Args:
+        model, tokenizer: a Hugging Face encoder with eager attention
+            (``lamalib.models.hf_encoder.load_encoder``).
+        texts: one document each, cut to ``max_len`` tokens.
+        n_sigma: the rule of :func:`findings` (Li et al.'s 3 sigma).
+
+    Returns ``({pattern: GR (L, H)}, findings)``: GR is eq. (1), the mean over
+    documents of the attention a query puts on the pattern's keys.
+    """
+    batches = hf_document_batches(tokenizer, texts, max_len, batch_size)
+    patterns = hf_encoder_patterns(tokenizer)
+    grs = global_relevance(model, batches, patterns, attention=lambda m, b:
+                           hf_attentions(m, b.tokens, b.mask))  # {name: (L, H)}
+    return grs, findings(grs, uniform_reference(batches, patterns), n_sigma)

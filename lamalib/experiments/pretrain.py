@@ -29,7 +29,7 @@ from lamalib.data.fetch import DownloadError, sha256sum
 from lamalib.data.segments import StepBatches, pack_segments, segment_batch
 from lamalib.data.subword import SubwordTokenizer, train_subword_tokenizer
 from lamalib.experiments.model_card import duration, write_model_card
-from lamalib.experiments.options import UsageError
+from lamalib.experiments.options import UsageError, check_output_folder
 from lamalib.experiments.results import run_lock
 from lamalib.experiments.run_checkpoint import checkpoints_dir
 from lamalib.models.mlm import MaskedLM, MaskedLMStep
@@ -419,8 +419,9 @@ def cmd_pretrain(args, argv) -> None:
             raise UsageError(f"{option} {value}: {option} takes a whole number >= 1")
     config = default_config(corpus=args.corpus, steps=args.steps,
                             batch_size=args.batch_size, eval_every=args.eval_every)
-    if args.out is not None and Path(args.out).is_file():
-        raise UsageError(f"--out {args.out}: a file; give a folder")
+    for option, name in (("--results", args.results),
+                         ("--checkpoints", args.checkpoints), ("--out", args.out)):
+        check_output_folder(option, name)
     folder = checkpoints_dir(Path(args.results),
                              args.checkpoints and Path(args.checkpoints))
     checkpoints = folder / f"pretrain__course_encoder_{config.corpus}"

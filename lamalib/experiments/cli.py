@@ -231,12 +231,12 @@ def cmd_attention(args, argv) -> None:
     from lamalib.models.saved import load_model
 
     check_output_file("--html", args.html)  # before the model is read
-    html_file = Path(args.html) if args.html else None
+    check_count("--max-len", args.max_len)
     saved = load_model(args.model)
-    att = saved.attention(args.text)
-    if html_file is not None:
-        _write_view(saved, args.text, html_file)
+    if args.html:
+        _write_view(saved, args.text, Path(args.html), args.max_len)
         return
+    att = saved.attention(args.text, max_len=args.max_len)
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
     name = saved.name
     if saved.pairs:
@@ -258,7 +258,7 @@ def cmd_attention(args, argv) -> None:
             print(f"{token}\t{float(value):.4f}")
 
 
-def _write_view(saved, text: str, path: Path) -> None:
+def _write_view(saved, text: str, path: Path, max_len: int) -> None:
     """The attention view of ``text`` as a complete page that works offline."""
     from lamalib.viz.attention_view import attention_page, model_view
 
@@ -267,11 +267,14 @@ def _write_view(saved, text: str, path: Path) -> None:
         title = (f"the sentence encoder ({saved.config['options'].get('encoder')}) "
                  "of a pair model: attention over one sentence")
     try:
-        path.write_text(attention_page(model_view(saved, text, title), title),
-                        encoding="utf-8")
+        path.write_text(attention_page(model_view(saved, text, title, max_len),
+                                       title), encoding="utf-8")
     except OSError as error:
         raise UsageError(f"--html {path}: cannot write it ({error.strerror})") from None
     print(f"attention view written to {path}; open it in any browser")
+
+
+ATTENTION_MAX_LEN = 512  # tokens the attention command reads by default (as BERT)
 
 
 def add_model_commands(sub) -> None:
@@ -299,6 +302,11 @@ def add_model_commands(sub) -> None:
                    help="write the interactive view (one page that works offline: "
                         "tokens coloured by weight, layer and head selectors) to FILE "
                         "instead of printing the table")
+    a.add_argument("--max-len", type=int, default=ATTENTION_MAX_LEN, metavar="N",
+                   help="read at most N tokens of the text (default "
+                        f"{ATTENTION_MAX_LEN}; never more than the model's own limit): "
+                        "a self-attention's weights grow with the square of the "
+                        "length; a longer text is cut with one warning")
     a.set_defaults(func=cmd_attention)
 
 

@@ -23,7 +23,7 @@ import torch
 
 from lamalib.data import (PairBatches, PairDataset, Vocab, load_dataset, load_splits,
                           stratified_split)
-from lamalib.data.batching import BucketBatches
+from lamalib.data.batching import LONG_TEXT_LIMIT, BucketBatches, LongTextWarning
 from lamalib.data.fetch import sha256sum
 from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
                                 vocab_digest)
@@ -159,14 +159,6 @@ def stored_differences(stored: dict, spec: RunSpec) -> list[str]:
             out.append("the data files' contents (SHA-256) changed: "
                        + ", ".join(changed))
     return out
-
-
-LONG_TEXT_LIMIT = 10_000  # tokens: the cut of a run without max_len (see split_loaders)
-
-
-class LongTextWarning(UserWarning):
-    """Texts longer than the run's ``max_len`` (or, without one, ``LONG_TEXT_LIMIT``)
-    were cut to it."""
 
 
 def _cut(ids: list[list[int]], limit: int) -> tuple[list[list[int]], int]:

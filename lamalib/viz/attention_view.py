@@ -163,14 +163,16 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
             f"</script><script>{SCRIPT.rstrip()}({_json(view_id)});</script></div>")
 
 
-def model_view(saved, text: str, title: str | None = None) -> str:
+def model_view(saved, text: str, title: str | None = None,
+               max_len: int | None = None) -> str:
     """The view of a saved model's attention over ``text`` with its prediction
     (``saved`` from ``lamalib.models.saved.load_model``; a sentence-pair model shows
-    its sentence encoder's attention, without a prediction)."""
-    att = saved.attention(text)
+    its sentence encoder's attention, without a prediction); ``max_len``: read at
+    most that many tokens, for the weights and the prediction alike."""
+    att = saved.attention(text, max_len=max_len)
     label = probability = None
     if not getattr(saved, "pairs", False):
-        best = saved.predict([text])[0]
+        best = saved.predict([text], max_len=max_len)[0]
         label, probability = best.label, best.probability
     return attention_view(att.tokens, att.weights, att.kind, label, probability,
                           title)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from lamalib.data import DownloadError, available_datasets
+from lamalib.data.textio import decode
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.models.registry import DATA_OPTIONS
@@ -156,7 +157,8 @@ def _cell(text: str) -> str:
 
 
 def _lines(args) -> list[tuple[int, str]]:
-    """The non-empty lines of ``--file`` (``-``: stdin), each with its line number."""
+    """Every line of ``--file`` (``-``: stdin) with its line number; a blank one too,
+    as it gets its own (empty) row of output."""
     if not args.file:
         return []
     path = Path(args.file)
@@ -165,27 +167,34 @@ def _lines(args) -> list[tuple[int, str]]:
     if args.file == "-":
         text = sys.stdin.read()
     else:
-        data = path.read_bytes()
         try:
-            text = data.decode(args.encoding)
-        except UnicodeDecodeError as error:
-            line = data[:error.start].count(b"\n") + 1
-            bad = data[error.start:error.end]
-            raise UsageError(f"--file {args.file}, line {line}: the bytes {bad!r} are "
-                             f"not valid {args.encoding}; pass --encoding with the "
-                             "file's encoding, e.g. --encoding latin-1") from None
+            text = decode(path.read_bytes(), args.encoding, f"--file {args.file}",
+                          "--encoding {}")
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         except LookupError:
             raise UsageError(f"--encoding {args.encoding}: not an encoding Python "
                              "knows, e.g. utf-8 or cp1252") from None
-    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return list(enumerate(text.splitlines(), 1))
 
 
-def _texts(args) -> list[str]:
-    texts = list(args.texts) + [line for _, line in _lines(args)]
-    if not texts:
+def _texts(args) -> list[str | None]:
+    """The texts to classify: the TEXT arguments, then each line of ``--file``;
+    None for a blank line."""
+    texts = list(args.texts) + [line if line.strip() else None
+                                for _, line in _lines(args)]
+    if not any(texts):
         raise ValueError("give texts to classify: predict --model DIR \"TEXT\" ... "
                          "or --file FILE (one text per line)")
     return texts
+
+
+def _answers(items: list, predict) -> list:
+    """``predict`` of the items that are not None, in their places; None elsewhere
+    (a blank line's row stays empty, and no later answer moves up into it)."""
+    asked = [x for x in items if x is not None]
+    found = iter(predict(asked) if asked else [])
+    return [None if x is None else next(found) for x in items]
 
 
 def _pairs(args) -> list[tuple[str, str]]:
@@ -198,13 +207,16 @@ def _pairs(args) -> list[tuple[str, str]]:
                          "--model DIR \"PREMISE\" \"HYPOTHESIS\" ...")
     pairs = list(zip(args.texts[::2], args.texts[1::2]))
     for n, line in _lines(args):
+        if not line.strip():
+            pairs.append(None)
+            continue
         cells = line.split("\t")
         if len(cells) != 2:
             raise UsageError(f"--file {args.file}, line {n}: {len(cells)} tab-separated "
                              "fields; a sentence-pair model reads one pair per line, "
                              "premise<TAB>hypothesis")
         pairs.append((cells[0], cells[1]))
-    if not pairs:
+    if not any(pairs):
         raise ValueError("give pairs to classify: predict --model DIR \"PREMISE\" "
                          "\"HYPOTHESIS\" ... or --file FILE (premise<TAB>hypothesis "
                          "per line)")
@@ -218,13 +230,18 @@ def cmd_predict(args, argv) -> None:
     if saved.pairs:
         pairs = _pairs(args)
         print("premise\thypothesis\tlabel\tprobability")
-        for (first, second), p in zip(pairs, saved.predict(pairs)):
+        for pair, p in zip(pairs, _answers(pairs, saved.predict)):
+            if pair is None:
+                print("\t\t\t")
+                continue
+            first, second = pair
             print(f"{_cell(first)}\t{_cell(second)}\t{p.label}\t{p.probability:.4f}")
         return
     texts = _texts(args)
     print("text\tlabel\tprobability")
-    for text, p in zip(texts, saved.predict(texts)):
-        print(f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
+    for text, p in zip(texts, _answers(texts, saved.predict)):
+        print("\t\t" if text is None else
+              f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
 
 
 def cmd_attention(args, argv) -> None:
@@ -287,8 +304,9 @@ def add_model_commands(sub) -> None:
                    help="texts to classify; for a sentence-pair model (e.g. saved from "
                         "a run on snli), two by two: premise, hypothesis, ...")
     p.add_argument("--file", metavar="FILE",
-                   help="also classify each non-empty line of FILE (- for stdin); for "
-                        "a sentence-pair model, premise<TAB>hypothesis per line")
+                   help="also classify each line of FILE (- for stdin; a blank line "
+                        "gives an empty row, so row N answers line N); for a "
+                        "sentence-pair model, premise<TAB>hypothesis per line")
     p.add_argument("--encoding", default="utf-8",
                    help="the encoding of --file (default utf-8), e.g. latin-1")
     p.set_defaults(func=cmd_predict)
@@ -507,5 +525,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    args = parser().parse_args(argv)
+    p = parser()
+    args, extras = p.parse_known_args(argv)
+    if extras:  # said with the subcommand's usage, not the top level's
+        commands = next(a for a in p._actions
+                        if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(
+            f"unrecognized arguments: {' '.join(extras)}")
     args.func(args, argv)

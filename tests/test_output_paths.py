@@ -6,10 +6,9 @@ import os
 
 import pytest
 
+from command_helpers import usage_error
 from labelled_files import write_tsv
 from lamalib.experiments import runner
-from lamalib.experiments.cli import main
-from lamalib.experiments.options import UsageError
 
 ROOT = os.name != "nt" and os.geteuid() == 0
 
@@ -28,15 +27,6 @@ def no_data(monkeypatch):
     monkeypatch.setattr(runner, "load_data", load_data)
 
 
-def _error(argv) -> str:
-    with pytest.raises(UsageError) as caught:
-        main(argv)
-    assert caught.value.code == 2
-    message = str(caught.value)
-    assert "\n" not in message
-    return message
-
-
 def _run(tmp_path, files, *extra):
     train, test = files
     return ["run", "--model", "avg", "--train", str(train), "--test", str(test),
@@ -51,7 +41,7 @@ def test_an_output_folder_under_a_file_is_one_line_before_data(
     target = blocker / "out"
     argv = [a for a in _run(tmp_path, files) if option != "--results"
             or a not in ("--results", str(tmp_path / "r"))]
-    message = _error([*argv, option, str(target)])
+    message = usage_error([*argv, option, str(target)])
     assert message.startswith(f"{option} {target}: ")
     assert f"{blocker} is a file" in message
 
@@ -62,7 +52,7 @@ def test_an_output_folder_that_is_a_file_is_one_line(tmp_path, files, no_data, o
     blocker.write_text("a file, not a folder\n")
     argv = [a for a in _run(tmp_path, files) if option != "--results"
             or a not in ("--results", str(tmp_path / "r"))]
-    assert "is a file" in _error([*argv, option, str(blocker)])
+    assert "is a file" in usage_error([*argv, option, str(blocker)])
 
 
 @pytest.mark.skipif(ROOT, reason="root writes into a read-only folder (chmod does "
@@ -76,7 +66,7 @@ def test_a_read_only_output_folder_is_one_line_before_data(
     try:
         argv = [a for a in _run(tmp_path, files) if option != "--results"
                 or a not in ("--results", str(tmp_path / "r"))]
-        message = _error([*argv, option, str(locked / "out")])
+        message = usage_error([*argv, option, str(locked / "out")])
     finally:
         locked.chmod(0o700)
     assert f"{locked} is not writable" in message
@@ -91,7 +81,7 @@ def test_reproduce_checks_its_folders_before_data(tmp_path, no_data, monkeypatch
     monkeypatch.setattr(cli, "run", no_run)
     blocker = tmp_path / "notes.txt"
     blocker.write_text("x\n")
-    message = _error(["reproduce", "lama", "--datasets", "synthetic_sentiment",
+    message = usage_error(["reproduce", "lama", "--datasets", "synthetic_sentiment",
                       "--models", "avg", "--results", str(blocker / "r")])
     assert message.startswith(f"--results {blocker / 'r'}: ")
 
@@ -99,7 +89,7 @@ def test_reproduce_checks_its_folders_before_data(tmp_path, no_data, monkeypatch
 def test_html_under_a_file_is_one_line_before_the_model_is_read(tmp_path):
     blocker = tmp_path / "notes.txt"
     blocker.write_text("x\n")
-    message = _error(["attention", "--model", str(tmp_path / "no-model"), "a text",
+    message = usage_error(["attention", "--model", str(tmp_path / "no-model"), "a text",
                       "--html", str(blocker / "view.html")])
     assert message.startswith(f"--html {blocker / 'view.html'}: ")
     assert f"{blocker} is a file" in message

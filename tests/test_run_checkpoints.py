@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from command_helpers import stopped_fit
 from labelled_files import write_tsv
 from lamalib.experiments import runner
 from lamalib.experiments.cli import main
@@ -33,15 +34,7 @@ def _run(files, results, *extra):
 def _interrupted(files, results, monkeypatch, *extra):
     """The same ``run``, stopped by Ctrl-C after its second epoch's checkpoint."""
     real_fit = runner.fit
-
-    def fit(*args, **kwargs):
-        def stop(epoch, history, model):
-            if epoch == 2:
-                raise KeyboardInterrupt
-        kwargs["callbacks"] = [*kwargs.get("callbacks", []), stop]
-        return real_fit(*args, **kwargs)
-
-    monkeypatch.setattr(runner, "fit", fit)
+    monkeypatch.setattr(runner, "fit", stopped_fit(real_fit, 2))
     with pytest.raises(KeyboardInterrupt):
         _run(files, results, *extra)
     monkeypatch.setattr(runner, "fit", real_fit)

@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
+from command_helpers import usage_error
 from labelled_files import write_tsv
 from lamalib.experiments import runner
 from lamalib.experiments.cli import main
-from lamalib.experiments.options import UsageError
 
 
 _tsv = write_tsv
@@ -23,15 +23,6 @@ def files(tmp_path):
 def _base(tmp_path, train, test):
     return ["run", "--model", "avg", "--train", str(train), "--test", str(test),
             "--results", str(tmp_path / "r"), "--checkpoints", str(tmp_path / "c")]
-
-
-def _error(argv) -> str:
-    with pytest.raises(UsageError) as caught:
-        main(argv)
-    assert caught.value.code == 2
-    message = str(caught.value)
-    assert "\n" not in message
-    return message
 
 
 @pytest.mark.parametrize("setting, says", [
@@ -55,7 +46,7 @@ def test_a_bad_option_value_is_one_line_before_any_data_is_read(
         raise AssertionError("data read before the options were checked")
 
     monkeypatch.setattr(runner, "load_data", no_data)
-    message = _error([*_base(tmp_path, *files), "--set", setting])
+    message = usage_error([*_base(tmp_path, *files), "--set", setting])
     assert says in message
 
 
@@ -75,7 +66,7 @@ def test_good_option_values_keep_their_types():
 
 
 def test_seeds_must_be_at_least_one(tmp_path, files):
-    assert "--seeds 0: --seeds takes a whole number >= 1" in _error(
+    assert "--seeds 0: --seeds takes a whole number >= 1" in usage_error(
         [*_base(tmp_path, *files), "--seeds", "0"])
 
 
@@ -114,10 +105,10 @@ def test_a_missing_file_a_folder_and_a_missing_test_are_one_line(tmp_path, files
               f"--train {missing}: no such file")
     _one_line(_command(*_base(tmp_path, train, tmp_path)),
               f"--test {tmp_path}: is a folder")
-    message = _error(["run", "--model", "avg", "--train", str(train), "--valid",
+    message = usage_error(["run", "--model", "avg", "--train", str(train), "--valid",
                       str(missing), "--test", str(test)])
     assert message.startswith(f"--valid {missing}: no such file")
-    assert "--test FILE" in _error(["run", "--model", "avg", "--train", str(train)])
+    assert "--test FILE" in usage_error(["run", "--model", "avg", "--train", str(train)])
 
 
 @pytest.mark.skipif(sys.platform == "win32" or __import__("os").geteuid() == 0,
@@ -125,7 +116,7 @@ def test_a_missing_file_a_folder_and_a_missing_test_are_one_line(tmp_path, files
 def test_an_unreadable_file_is_one_line(tmp_path, files):
     train, test = files
     train.chmod(0)
-    assert "cannot be read" in _error(_base(tmp_path, train, test))
+    assert "cannot be read" in usage_error(_base(tmp_path, train, test))
 
 
 def test_ctrl_c_says_where_the_run_resumes_and_exits_130(tmp_path, files):

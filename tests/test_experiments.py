@@ -9,6 +9,7 @@ import sys
 import pytest
 import torch
 
+from command_helpers import stopped_fit
 from labelled_files import write_tsv
 from lamalib.experiments import RunSpec, results_table, run
 from lamalib.experiments.cli import main
@@ -201,15 +202,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, files, monkeyp
                    test_file=str(files[1]), file_options={"header": False},
                    model_options={"embed_dim": 8}, train={"epochs": 3, "lr": 0.1})
     real_fit = runner.fit
-
-    def interrupted_fit(*args, **kwargs):
-        def stop(epoch, history, model):
-            if epoch == 2:
-                raise KeyboardInterrupt
-        kwargs["callbacks"] = [*kwargs.get("callbacks", []), stop]
-        return real_fit(*args, **kwargs)
-
-    monkeypatch.setattr(runner, "fit", interrupted_fit)
+    monkeypatch.setattr(runner, "fit", stopped_fit(real_fit, 2))
     with pytest.raises(KeyboardInterrupt):
         run(spec, tmp_path / "results", [], tmp_path / "ckpt")
     assert list((tmp_path / "results").glob("*.json")) == []  # nothing misleading

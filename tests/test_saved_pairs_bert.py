@@ -84,7 +84,8 @@ def test_predict_takes_pairs_two_by_two_and_a_tab_file(tmp_path, capsys):
           "--file", str(lines)])
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "premise\thypothesis\tlabel\tprobability"
-    rows = [line.split("\t") for line in out[1:]]
+    assert out[3] == "\t\t\t"  # the blank line's row: empty
+    rows = [line.split("\t") for line in out[1:3]]
     assert [r[:2] for r in rows] == [[PREMISES[0], HYPOTHESES[0]],
                                      [PREMISES[1], HYPOTHESES[1]]]
     expected = load_model(folder).predict(list(zip(PREMISES, HYPOTHESES))[:2])
@@ -109,7 +110,7 @@ def test_predict_file_in_another_encoding(tmp_path, capsys):
     texts = tmp_path / "texts.txt"
     texts.write_bytes("tea\ncafé au lait\n".encode("latin-1"))
     with pytest.raises(UsageError, match=r"texts.txt, line 2: the bytes b'\\xe9' are "
-                                         "not valid utf-8; pass --encoding"):
+                                         r"not valid utf-8 .*--encoding cp1252"):
         main(["predict", "--model", str(folder), "--file", str(texts)])
     main(["predict", "--model", str(folder), "--file", str(texts), "--encoding",
           "latin-1"])

@@ -12,6 +12,16 @@ from lamalib import runtime
 from lamalib.data.dataset import TextDataset
 from lamalib.data.vocab import Vocab
 
+# Tokens: where a text is cut when no max_len is given, a bound no sentence or review
+# reaches (one 2-million-token line would otherwise ask tens of GB). The experiments'
+# runs and a saved model read texts no longer than this.
+LONG_TEXT_LIMIT = 10_000
+
+
+class LongTextWarning(UserWarning):
+    """Texts longer than the limit in force (a run's or a model's ``max_len``, else
+    ``LONG_TEXT_LIMIT``) were cut to it."""
+
 
 def pad_sequences(
     seqs: Sequence[Sequence[int]], pad_id: int = 0

@@ -260,13 +260,34 @@ def _stem(path: Path) -> str:
     return name
 
 
+SHOWN_LABELS = 5  # labels an error lists; a text column read as labels has thousands
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= 30 else name[:27] + "..."
+
+
+def _few(names: Sequence[str]) -> str:
+    """At most ``SHOWN_LABELS`` of ``names``, each at most 30 characters."""
+    shown = [_short(n) for n in names[:SHOWN_LABELS]]
+    more = f" ... ({len(names)} in all)" if len(names) > SHOWN_LABELS else ""
+    return f"{shown}{more}"
+
+
+def _swapped(names: Sequence[str]) -> str:
+    """A hint where most labels look like texts (several words each)."""
+    texts = sum(len(n.split()) > 2 for n in names)
+    return (" These labels look like texts: are the label and text columns swapped? "
+            "(see label_col= and text_col=)" if texts > len(names) / 2 else "")
+
+
 def _dataset(rows: _Rows, names: list[str], split: str, where: str) -> TextDataset:
     index = {name: i for i, name in enumerate(names)}
     for label, line in zip(rows.labels, rows.lines):
         if label not in index:
             raise ValueError(
-                f"{rows.path}, line {line}: label {label!r} is not among the labels "
-                f"{where} {names}."
+                f"{rows.path}, line {line}: label {_short(label)!r} is not among "
+                f"the labels {where} {_few(names)}.{_swapped([label, *names])}"
             )
     ids = [index[y] for y in rows.labels]
     return TextDataset(rows.texts, ids, list(names), _stem(rows.path), split)
@@ -360,6 +381,12 @@ def load_splits(
     options = (text_col, label_col, format, delimiter, header, encoding, text_sep)
     train_rows = _read_rows(train, *options)
     names = _names(label_names) or label_order(train_rows.labels)
+    if len(names) < 2:
+        raise ValueError(
+            f"{train}: one label in all ({names[0]!r}), and a classifier needs at "
+            "least two classes: is label_col= the label column, and is the file "
+            "whole?"
+        )
     where = "given in label_names=" if label_names else f"of the training file {train}"
     out = {"train": _dataset(train_rows, names, "train", where)}
     for split, path in (("valid", valid), ("test", test)):

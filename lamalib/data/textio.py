@@ -38,26 +38,64 @@ def open_binary(path: str | Path) -> BinaryIO:
     return OPEN.get(path.suffix.lower(), open)(path, "rb")
 
 
-def read_text(path: str | Path, encoding: str = "utf-8") -> str:
-    """The text of ``path`` (decompressed by suffix) decoded with ``encoding``.
+# Byte-order marks a file read as UTF-8 may start with, and the codec each says
+# (UTF-32's first: its little-endian mark begins with UTF-16's).
+BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"))
 
-    A UTF-8 byte-order mark (Excel's "CSV UTF-8") is dropped. Undecodable bytes are an
-    error that names the file, the line and the ``encoding=`` option; nothing is
-    guessed, so a text never changes silently.
+
+def _holds_utf8(raw: bytes) -> bool:
+    """Whether some line of ``raw`` is UTF-8 beyond ASCII: a file that is UTF-8 but
+    for some lines, which no single 8-bit encoding would read right."""
+    for line in raw.split(b"\n"):
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+                return True
+            except UnicodeDecodeError:
+                continue
+    return False
+
+
+def decode(raw: bytes, encoding: str, where: str,
+           option: str = "encoding='{}'") -> str:
+    """``raw`` decoded with ``encoding``; read as UTF-8, a byte-order mark (UTF-8,
+    UTF-16 or UTF-32, little- or big-endian) says the codec and is dropped.
+
+    Undecodable bytes are an error that names ``where``, the line and the option
+    (``option`` formatted with an encoding's name); nothing is guessed. A file that is
+    UTF-8 elsewhere is told which line is not, never advised another encoding.
     """
-    raw = read_bytes(path)
-    codec = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+    utf8 = codecs.lookup(encoding).name == "utf-8"
+    codec = next((c for bom, c in BOMS if raw.startswith(bom)),
+                 "utf-8") if utf8 else encoding
     try:
         return raw.decode(codec)
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
         bad = raw[err.start : err.end]
+        if codec == "utf-8" and _holds_utf8(raw):
+            before = ("the line before it is" if line == 2 else
+                      f"the {line - 1} lines before it are")
+            raise ValueError(
+                f"{where}: line {line} is not UTF-8; {before}. The file mixes "
+                f"encodings (line {line} has the bytes {bad!r}) and no other one "
+                "reads it all: fix that line's text, or re-save the file as UTF-8 "
+                "where it was made."
+            ) from err
         raise ValueError(
-            f"{path}, line {line}: the bytes {bad!r} are not valid {encoding} "
-            f"({err.reason}). Pass the file's encoding, e.g. encoding='cp1252' or "
-            "encoding='latin-1' for a file saved by older Windows or Excel, or "
-            "re-save the file as UTF-8."
+            f"{where}, line {line}: the bytes {bad!r} are not valid {encoding} "
+            f"({err.reason}). Pass the file's encoding, e.g. "
+            f"{option.format('cp1252')} or {option.format('latin-1')} for a file "
+            "saved by older Windows or Excel, or re-save the file as UTF-8."
         ) from err
+
+
+def read_text(path: str | Path, encoding: str = "utf-8") -> str:
+    """The text of ``path`` (decompressed by suffix) decoded with ``encoding``, as
+    :func:`decode` reads it (byte-order marks; an error naming the line)."""
+    return decode(read_bytes(path), encoding, str(path))
 
 
 def read_lines(path: Path) -> list[str]:

@@ -9,17 +9,20 @@ import sys
 from pathlib import Path
 
 from lamalib.data import DownloadError, available_datasets
+from lamalib.data.textio import decode
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
+                                         check_output_file, check_output_folder,
                                          option_types, parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
                                          ResultsConflict, user_results_dir)
-from lamalib.experiments.runner import CHECKPOINTS, run
+from lamalib.experiments.run_checkpoint import checkpoints_dir
+from lamalib.experiments.runner import run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
                                           run_name_fields)
@@ -92,8 +95,17 @@ def _summary(results: list[dict]) -> None:
               f"{sum(x['seconds'] for x in h) / len(h):>7.1f}")
 
 
+def check_outputs(args) -> None:
+    """Every folder the command writes into (``--results``, ``--checkpoints``,
+    ``--save-model``), before any data is read."""
+    for option in ("results", "checkpoints", "save_model"):
+        check_output_folder(f"--{option.replace('_', '-')}",
+                            getattr(args, option, None))
+
+
 def cmd_run(args, argv) -> None:
     check_count("--seeds", args.seeds)
+    check_outputs(args)
     dataset = "file" if args.train else args.dataset
     if dataset is None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
@@ -111,9 +123,15 @@ def cmd_run(args, argv) -> None:
         fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
-                   Path(args.checkpoints), force=args.force, save_to=_save_to(args))
+                   _checkpoints(args), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def _checkpoints(args) -> Path:
+    """``--checkpoints DIR``, else ``checkpoints/`` in the ``--results`` folder."""
+    given = args.checkpoints and Path(args.checkpoints)
+    return checkpoints_dir(Path(args.results), given)
 
 
 def add_save_model_option(run_parser: argparse.ArgumentParser) -> None:
@@ -139,7 +157,8 @@ def _cell(text: str) -> str:
 
 
 def _lines(args) -> list[tuple[int, str]]:
-    """The non-empty lines of ``--file`` (``-``: stdin), each with its line number."""
+    """Every line of ``--file`` (``-``: stdin) with its line number; a blank one too,
+    as it gets its own (empty) row of output."""
     if not args.file:
         return []
     path = Path(args.file)
@@ -148,27 +167,34 @@ def _lines(args) -> list[tuple[int, str]]:
     if args.file == "-":
         text = sys.stdin.read()
     else:
-        data = path.read_bytes()
         try:
-            text = data.decode(args.encoding)
-        except UnicodeDecodeError as error:
-            line = data[:error.start].count(b"\n") + 1
-            bad = data[error.start:error.end]
-            raise UsageError(f"--file {args.file}, line {line}: the bytes {bad!r} are "
-                             f"not valid {args.encoding}; pass --encoding with the "
-                             "file's encoding, e.g. --encoding latin-1") from None
+            text = decode(path.read_bytes(), args.encoding, f"--file {args.file}",
+                          "--encoding {}")
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         except LookupError:
             raise UsageError(f"--encoding {args.encoding}: not an encoding Python "
                              "knows, e.g. utf-8 or cp1252") from None
-    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return list(enumerate(text.splitlines(), 1))
 
 
-def _texts(args) -> list[str]:
-    texts = list(args.texts) + [line for _, line in _lines(args)]
-    if not texts:
+def _texts(args) -> list[str | None]:
+    """The texts to classify: the TEXT arguments, then each line of ``--file``;
+    None for a blank line."""
+    texts = list(args.texts) + [line if line.strip() else None
+                                for _, line in _lines(args)]
+    if not any(texts):
         raise ValueError("give texts to classify: predict --model DIR \"TEXT\" ... "
                          "or --file FILE (one text per line)")
     return texts
+
+
+def _answers(items: list, predict) -> list:
+    """``predict`` of the items that are not None, in their places; None elsewhere
+    (a blank line's row stays empty, and no later answer moves up into it)."""
+    asked = [x for x in items if x is not None]
+    found = iter(predict(asked) if asked else [])
+    return [None if x is None else next(found) for x in items]
 
 
 def _pairs(args) -> list[tuple[str, str]]:
@@ -181,13 +207,16 @@ def _pairs(args) -> list[tuple[str, str]]:
                          "--model DIR \"PREMISE\" \"HYPOTHESIS\" ...")
     pairs = list(zip(args.texts[::2], args.texts[1::2]))
     for n, line in _lines(args):
+        if not line.strip():
+            pairs.append(None)
+            continue
         cells = line.split("\t")
         if len(cells) != 2:
             raise UsageError(f"--file {args.file}, line {n}: {len(cells)} tab-separated "
                              "fields; a sentence-pair model reads one pair per line, "
                              "premise<TAB>hypothesis")
         pairs.append((cells[0], cells[1]))
-    if not pairs:
+    if not any(pairs):
         raise ValueError("give pairs to classify: predict --model DIR \"PREMISE\" "
                          "\"HYPOTHESIS\" ... or --file FILE (premise<TAB>hypothesis "
                          "per line)")
@@ -201,13 +230,18 @@ def cmd_predict(args, argv) -> None:
     if saved.pairs:
         pairs = _pairs(args)
         print("premise\thypothesis\tlabel\tprobability")
-        for (first, second), p in zip(pairs, saved.predict(pairs)):
+        for pair, p in zip(pairs, _answers(pairs, saved.predict)):
+            if pair is None:
+                print("\t\t\t")
+                continue
+            first, second = pair
             print(f"{_cell(first)}\t{_cell(second)}\t{p.label}\t{p.probability:.4f}")
         return
     texts = _texts(args)
     print("text\tlabel\tprobability")
-    for text, p in zip(texts, saved.predict(texts)):
-        print(f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
+    for text, p in zip(texts, _answers(texts, saved.predict)):
+        print("\t\t" if text is None else
+              f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
 
 
 def _attention_model(where: str):
@@ -225,12 +259,13 @@ def _attention_model(where: str):
 
 
 def cmd_attention(args, argv) -> None:
-    html_file = _html_target(args.html) if args.html else None
+    check_output_file("--html", args.html)  # before the model is read
+    check_count("--max-len", args.max_len)
     saved = _attention_model(args.model)
-    att = saved.attention(args.text)
-    if html_file is not None:
-        _write_view(saved, args.text, html_file)
+    if args.html:
+        _write_view(saved, args.text, Path(args.html), args.max_len)
         return
+    att = saved.attention(args.text, max_len=args.max_len)
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
     name = saved.name
     if getattr(saved, "pairs", False):
@@ -252,20 +287,7 @@ def cmd_attention(args, argv) -> None:
             print(f"{token}\t{float(value):.4f}")
 
 
-def _html_target(name: str) -> Path:
-    """``--html FILE``, checked before the model is read: a file in a folder that
-    exists, not a folder."""
-    path = Path(name)
-    if path.is_dir():
-        raise UsageError(f"--html {name}: a folder; give a file name, e.g. "
-                         f"{path / 'attention.html'}")
-    if not path.parent.is_dir():
-        raise UsageError(f"--html {name}: the folder {path.parent} does "
-                         "not exist; make it first or write the file elsewhere")
-    return path
-
-
-def _write_view(saved, text: str, path: Path) -> None:
+def _write_view(saved, text: str, path: Path, max_len: int) -> None:
     """The attention view of ``text`` as a complete page that works offline."""
     from lamalib.viz.attention_view import attention_page, model_view
 
@@ -274,11 +296,14 @@ def _write_view(saved, text: str, path: Path) -> None:
         title = (f"the sentence encoder ({saved.config['options'].get('encoder')}) "
                  "of a pair model: attention over one sentence")
     try:
-        path.write_text(attention_page(model_view(saved, text, title), title),
-                        encoding="utf-8")
+        path.write_text(attention_page(model_view(saved, text, title, max_len),
+                                       title), encoding="utf-8")
     except OSError as error:
         raise UsageError(f"--html {path}: cannot write it ({error.strerror})") from None
     print(f"attention view written to {path}; open it in any browser")
+
+
+ATTENTION_MAX_LEN = 512  # tokens the attention command reads by default (as BERT)
 
 
 def add_model_commands(sub) -> None:
@@ -291,8 +316,9 @@ def add_model_commands(sub) -> None:
                    help="texts to classify; for a sentence-pair model (e.g. saved from "
                         "a run on snli), two by two: premise, hypothesis, ...")
     p.add_argument("--file", metavar="FILE",
-                   help="also classify each non-empty line of FILE (- for stdin); for "
-                        "a sentence-pair model, premise<TAB>hypothesis per line")
+                   help="also classify each line of FILE (- for stdin; a blank line "
+                        "gives an empty row, so row N answers line N); for a "
+                        "sentence-pair model, premise<TAB>hypothesis per line")
     p.add_argument("--encoding", default="utf-8",
                    help="the encoding of --file (default utf-8), e.g. latin-1")
     p.set_defaults(func=cmd_predict)
@@ -309,11 +335,17 @@ def add_model_commands(sub) -> None:
                    help="write the interactive view (one page that works offline: "
                         "tokens coloured by weight, layer and head selectors) to FILE "
                         "instead of printing the table")
+    a.add_argument("--max-len", type=int, default=ATTENTION_MAX_LEN, metavar="N",
+                   help="read at most N tokens of the text (default "
+                        f"{ATTENTION_MAX_LEN}; never more than the model's own limit): "
+                        "a self-attention's weights grow with the square of the "
+                        "length; a longer text is cut with one warning")
     a.set_defaults(func=cmd_attention)
 
 
 def cmd_reproduce(args, argv) -> None:
     check_count("--seeds", args.seeds)
+    check_outputs(args)
     paper = PAPERS.get(args.paper)
     if paper is None:
         raise SystemExit(f"unknown paper {args.paper!r}; choose one of "
@@ -340,7 +372,7 @@ def cmd_reproduce(args, argv) -> None:
                     reused = not force and _complete_before(spec, Path(args.results))
                     try:
                         cell["result"] = run(spec, Path(args.results), argv,
-                                             Path(args.checkpoints), force=force)
+                                             _checkpoints(args), force=force)
                         cell["status"] = SKIPPED_STATUS if reused else "ran"
                     except PretrainedUnavailable as error:  # offline: the rest runs
                         print(f"{model} on {dataset}: not run. {error}", flush=True)
@@ -411,6 +443,8 @@ def cmd_vectors(args, argv) -> None:
     from lamalib.embeddings import Word2VecConfig
     from lamalib.experiments.vectors import run_vectors
 
+    check_outputs(args)
+    check_output_file("--save", args.save)
     config = Word2VecConfig(dim=args.dim, epochs=args.epochs, min_count=args.min_count)
     run_vectors(args.corpus, args.impl, args.arch, config, Path(args.results), argv,
                 save=args.save)
@@ -427,9 +461,11 @@ def parser() -> argparse.ArgumentParser:
              f"{USER_RESULTS_FOLDER}/ in the current folder). The course's own runs in "
              "the repository's results/ are read-only references that report shows "
              "beside yours; maintainers regenerate them with --results results")
-    common.add_argument("--checkpoints", default=str(CHECKPOINTS),
+    common.add_argument("--checkpoints", metavar="DIR",
                         help="folder of the checkpoints of unfinished runs (default: "
-                             "checkpoints/)")
+                             "checkpoints/ in the --results folder); each run's lies "
+                             "in a folder named by a hash of its settings and data, "
+                             "and only that run resumes from it")
     settings = argparse.ArgumentParser(add_help=False)
     settings.add_argument(
         "--set", action="append", metavar="KEY=VALUE",
@@ -504,5 +540,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    args = parser().parse_args(argv)
+    p = parser()
+    args, extras = p.parse_known_args(argv)
+    if extras:  # said with the subcommand's usage, not the top level's
+        commands = next(a for a in p._actions
+                        if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(
+            f"unrecognized arguments: {' '.join(extras)}")
     args.func(args, argv)

@@ -254,6 +254,48 @@ def check_input_file(option: str, name: str | None) -> None:
                          f"(chmod u+r {name})")
 
 
+def _writable_base(option: str, name: str, path: Path) -> None:
+    """The first folder that exists on the way to ``path`` is a folder this process
+    may write into (no file stands in the way)."""
+    base = path
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise UsageError(f"{option} {name}: {base} is a file, not a folder; give a "
+                         "path in a folder")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {name}: {base} is not writable; give a folder "
+                         f"you can write to (or chmod u+w {base})")
+
+
+def check_output_folder(option: str, name: str | None) -> None:
+    """A folder a command writes into (made where missing) can be made and written,
+    checked before any data is read, so no run is trained and then lost."""
+    if name is None:
+        return
+    path = Path(name).expanduser()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {name}: {name} is a file; give a folder")
+    _writable_base(option, name, path)
+
+
+def check_output_file(option: str, name: str | None) -> None:
+    """A file a command writes, in a folder that exists: not a folder, writable."""
+    if name is None:
+        return
+    path = Path(name).expanduser()
+    if path.is_dir():
+        raise UsageError(f"{option} {name}: a folder; give a file name, e.g. "
+                         f"{Path(name) / 'out.html'}")
+    _writable_base(option, name, path.parent)
+    if not path.parent.is_dir():
+        raise UsageError(f"{option} {name}: the folder {path.parent} does not exist; "
+                         "make it first or write the file elsewhere")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {name}: is not writable; give another file (or "
+                         f"chmod u+w {name})")
+
+
 def with_text_sep(fields: dict) -> dict:
     """Several text columns: the separator that joins them goes into the run's file
     options, so that its results file records it."""

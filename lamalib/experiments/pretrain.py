@@ -29,8 +29,9 @@ from lamalib.data.fetch import DownloadError, sha256sum
 from lamalib.data.segments import StepBatches, pack_segments, segment_batch
 from lamalib.data.subword import SubwordTokenizer, train_subword_tokenizer
 from lamalib.experiments.model_card import duration, write_model_card
-from lamalib.experiments.options import UsageError
+from lamalib.experiments.options import UsageError, check_output_folder
 from lamalib.experiments.results import run_lock
+from lamalib.experiments.run_checkpoint import checkpoints_dir
 from lamalib.models.mlm import MaskedLM, MaskedLMStep
 from lamalib.models.pretrained import save_encoder
 from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
@@ -385,7 +386,8 @@ def add_pretrain_command(sub, common) -> None:
         description="Pretrain the course's small BERT-style encoder with the masked LM "
                     "(80/10/10, dynamic masks) on a corpus, for --steps updates. A "
                     "checkpoint is written every --eval-every updates in "
-                    "CHECKPOINTS/pretrain__course_encoder_<corpus>/; the same command, "
+                    "CHECKPOINTS/pretrain__course_encoder_<corpus>/ (CHECKPOINTS: "
+                    "--checkpoints, else checkpoints/ in --results); the same command, "
                     "interrupted anywhere, resumes from the last one with the same "
                     "batches and masks. The full profile (LAMALIB_PROFILE=full) trains "
                     "the course's size (4 layers, width 256, 4 heads, 8,000 "
@@ -419,9 +421,12 @@ def cmd_pretrain(args, argv) -> None:
             raise UsageError(f"{option} {value}: {option} takes a whole number >= 1")
     config = default_config(corpus=args.corpus, steps=args.steps,
                             batch_size=args.batch_size, eval_every=args.eval_every)
-    if args.out is not None and Path(args.out).is_file():
-        raise UsageError(f"--out {args.out}: a file; give a folder")
-    checkpoints = Path(args.checkpoints) / f"pretrain__course_encoder_{config.corpus}"
+    for option, name in (("--results", args.results),
+                         ("--checkpoints", args.checkpoints), ("--out", args.out)):
+        check_output_folder(option, name)
+    folder = checkpoints_dir(Path(args.results),
+                             args.checkpoints and Path(args.checkpoints))
+    checkpoints = folder / f"pretrain__course_encoder_{config.corpus}"
     pretrain(config, checkpoints, None if args.out is None else Path(args.out),
              Path(args.results), argv,
              tokenizer_file=None if args.tokenizer is None else Path(args.tokenizer))

@@ -23,7 +23,7 @@ import torch
 
 from lamalib.data import (PairBatches, PairDataset, Vocab, load_dataset, load_splits,
                           stratified_split)
-from lamalib.data.batching import BucketBatches
+from lamalib.data.batching import LONG_TEXT_LIMIT, BucketBatches, LongTextWarning
 from lamalib.data.fetch import sha256sum
 from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
                                 vocab_digest)
@@ -36,16 +36,16 @@ from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
 from lamalib.train.checkpoint import read_checkpoint
-from lamalib.train.identity import goes_on_from, run_identity
+from lamalib.train.identity import RESUMABLE_CHANGES, goes_on_from, run_identity
 from lamalib.train.loop import CHECKPOINT_NAME
 from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
                                 lamalib_version, portable_value, shown_path,
                                 write_json_atomic)
 from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
                                          user_results_dir)
+from lamalib.experiments.run_checkpoint import (checkpoints_dir, note_other_runs,
+                                                run_folder)
 from lamalib.experiments.spec import RunSpec
-
-CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 
 
 def load_data(spec: RunSpec):
@@ -160,14 +160,6 @@ def stored_differences(stored: dict, spec: RunSpec) -> list[str]:
             out.append("the data files' contents (SHA-256) changed: "
                        + ", ".join(changed))
     return out
-
-
-LONG_TEXT_LIMIT = 10_000  # tokens: the cut of a run without max_len (see split_loaders)
-
-
-class LongTextWarning(UserWarning):
-    """Texts longer than the run's ``max_len`` (or, without one, ``LONG_TEXT_LIMIT``)
-    were cut to it."""
 
 
 def _cut(ids: list[list[int]], limit: int) -> tuple[list[list[int]], int]:
@@ -343,7 +335,7 @@ def _print_epoch(epoch, history, model) -> None:
 
 
 def run(spec: RunSpec, results_dir: Path | None = None,
-        argv: list[str] | None = None, checkpoints: Path = CHECKPOINTS,
+        argv: list[str] | None = None, checkpoints: Path | None = None,
         force: bool = False, save_to: Path | None = None) -> dict:
     """Train and test ``spec``; write and return its results dict.
 
@@ -351,9 +343,11 @@ def run(spec: RunSpec, results_dir: Path | None = None,
     ``$LAMALIB_RESULTS`` or ``lamalib-results/``; the course's ``results/`` only when
     named).
     A complete results file is returned as it is unless ``force``; an interrupted run
-    resumes from its checkpoint (``checkpoints/<experiment>/<run>``), which a run that
-    reaches its epoch cap before early stopping fires keeps: under ``force`` with a
-    higher cap it goes on from there (any other ``force`` trains afresh).
+    resumes from its checkpoint, which a run that reaches its epoch cap before early
+    stopping fires keeps: under ``force`` with a higher cap it goes on from there (any
+    other ``force`` trains afresh). ``checkpoints`` (default: ``checkpoints/`` in
+    ``results_dir``) holds each run's in a folder named by a hash of everything that
+    determines the run (``run_checkpoint.py``): only the same run resumes from it.
     ``LAMALIB_SEED`` shifts the run's seed once, here: the results file is named and
     recorded by the shifted seed, and every seed inside the run (the weights, the batch
     order, the validation split's fixed seed 0) is then used as given. ``save_to``:
@@ -364,8 +358,25 @@ def run(spec: RunSpec, results_dir: Path | None = None,
         raise TypeError(f"a run's seed is a whole number, not {spec.seed!r}")
     spec = replace(spec, seed=runtime.seed(spec.seed))
     results_dir = user_results_dir() if results_dir is None else results_dir
+    checkpoints = checkpoints_dir(results_dir, checkpoints)
     with runtime.exact_seeds():
         return _run(spec, results_dir, argv, checkpoints, force, save_to)
+
+
+def run_determines(spec: RunSpec, model, step, data: dict,
+                   vectors_info: dict | None, pairs: bool) -> dict:
+    """Everything that determines the run, whose hash names its checkpoint's folder:
+    its record but for what may change while it stays the same run (the epoch cap,
+    patience, the device: ``RESUMABLE_CHANGES``), the data's identity (``data``), every
+    model option, a vectors file's SHA-256 and what ``fit`` checks on resuming."""
+    config = spec.train_config()
+    record = config_record(spec, config)
+    record["train"] = {k: v for k, v in record["train"].items()
+                       if k not in RESUMABLE_CHANGES}
+    return {"run": record, "data": data, "model": resolved_model_options(spec),
+            "pair_classifier": pair_head_options() if pairs else None,
+            "vectors": (vectors_info or {}).get("sha256"),
+            "fit": run_identity(model, config, step)}
 
 
 def _goes_on(run_dir: Path, model, config, step) -> bool:
@@ -395,7 +406,6 @@ def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
 def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: Path,
          force: bool, save_to: Path | None = None) -> dict:
     out = Path(results_dir) / spec.result_name()
-    run_dir = Path(checkpoints) / spec.experiment / out.stem  # the run's checkpoint
     if out.exists() and is_complete(out) and not force and save_to is not None:
         raise ValueError(
             f"{shown_path(out)} is complete, so this run trains nothing to save "
@@ -404,7 +414,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         stored = json.loads(out.read_text())
         differences = stored_differences(stored, spec)
         if differences:
-            kept = (run_dir / CHECKPOINT_NAME).exists()
+            kept = any(checkpoints.glob(f"{out.stem}__*/{CHECKPOINT_NAME}"))
             raise ResultsConflict(
                 f"{shown_path(out)} holds a complete run made with other settings "
                 "or data (" + "; ".join(differences) + "): it was kept and this run "
@@ -438,6 +448,11 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         step = pair_classification_step if pairs else classification_step
         loaders = split_loaders(spec, vocab, train, valid, test)
         check_position_tables(model, loaders)
+        data = dataset_identity(spec, train, valid, test)
+        run_dir = run_folder(checkpoints, out.stem, run_determines(
+            spec, model, step, data, vectors_info, pairs), spec.train_config().epochs)
+        if main:
+            note_other_runs(checkpoints, out.stem, run_dir)
         config = spec.train_config(checkpoint_dir=run_dir)
         if force:  # run again: a kept checkpoint is continued only if this run goes on
             config = replace(config, resume=_goes_on(run_dir, model, config, step))
@@ -464,7 +479,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             "experiment": spec.experiment, "model": spec.model,
             "dataset": spec.dataset_label(), "profile": profile(),
             "config": config_record(spec, config),
-            "dataset_identity": dataset_identity(spec, train, valid, test),
+            "dataset_identity": data,
             "vocab_size": len(vocab),
             "metrics": {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],
                         "best_valid_accuracy": history.best_score,
@@ -489,9 +504,9 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                 print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}) "
                       f"reached its cap of {config.epochs} epochs before early "
                       f"stopping fired (best epoch {history.best_epoch}); its "
-                      f"checkpoint stays in the checkpoints folder, under "
-                      f"{spec.experiment}/{out.stem}: the same command with --set "
-                      "epochs=N (more) and --force goes on from it", flush=True)
+                      f"checkpoint stays in {shown_path(run_dir)}: the same command "
+                      "with --set epochs=N (more) and --force goes on from it",
+                      flush=True)
             if save_to is not None:  # fit restored the best epoch's weights
                 _save_run_model(spec, model, vocab, train, Path(save_to))
             print(f"test accuracy {scores['accuracy']:.4f} -> {shown_path(out)}",

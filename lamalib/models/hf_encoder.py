@@ -167,7 +167,10 @@ class HFEncoder:
 
     def attention(self, text: str, max_len: int | None = None) -> Attention:
         """Every layer's and head's weights over ``text`` (``kind="self"``,
-        ``(L, H, T, T)``), as a saved model's ``attention`` gives them."""
+        ``(L, H, T, T)``), as a saved model's ``attention`` gives them; ``max_len``
+        is never more than the model's own limit (as for a saved model)."""
+        if max_len is not None:
+            max_len = min(max_len, max_positions(self.model, self.tokenizer))
         tokens, weights = pretrained_attention(self.model, self.tokenizer, text,
                                                max_len)
         return Attention(tokens, weights, "self")

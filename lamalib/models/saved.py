@@ -28,6 +28,10 @@ and its ``attention(text)`` is the shared encoder's over one sentence.
 - ``kind="pooling"`` (the LAMA family and ``le``: heads; ``san``: hops): ``weights``
   is ``(H, T)``: one distribution over the tokens per head or hop.
 
+A text is read up to :attr:`SavedModel.limit` tokens (the run's ``max_len``, else
+``LONG_TEXT_LIMIT``, and never more than a learned position table holds); a longer
+one is cut to it with one :class:`~lamalib.data.batching.LongTextWarning`.
+
 Each row sums to 1 over the tokens shown. Models without attention (``avg``,
 ``bow_mlp``, ``cnn``, ``bigru_max``) raise :class:`NoAttention`. Every problem with a
 folder raises :class:`SavedModelError`, one line naming the file and what to do.
@@ -37,17 +41,20 @@ from __future__ import annotations
 
 import json
 import pickle
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import torch
 
-from lamalib.data.batching import pad_sequences
+from lamalib.data.batching import LONG_TEXT_LIMIT, LongTextWarning, pad_sequences
 from lamalib.data.vocab import CLS, Vocab
 from lamalib.models.bert import BertTokens
 from lamalib.models.registry import (UNRECORDED_OPTIONS, available_models, build_model,
                                      model_kind)
+from lamalib.nn.self_attention.collect import NoAttentionWeights, collect_attention
+from lamalib.nn.transformer.positional import LearnedPositionalEmbedding
 from lamalib.provenance import lamalib_version
 
 FORMAT = "lamalib-saved-model"
@@ -304,6 +311,18 @@ class SavedModel:
         self.name: str = config["model"]
         self.pairs: bool = model_kind(self.name) == "pair"
         self.max_len: int | None = config["preprocessing"].get("max_len")
+        self.limit, self._why = self._limit()
+
+    def _limit(self) -> tuple[int, str]:
+        """The most tokens a text is read with, and why: the run's ``max_len`` (else
+        ``LONG_TEXT_LIMIT``), at most the rows of a learned position table."""
+        limit, why = ((self.max_len, "the model's max_len") if self.max_len else
+                      (LONG_TEXT_LIMIT, "the limit of a model saved without max_len"))
+        for module in self.model.modules():
+            if (isinstance(module, LearnedPositionalEmbedding)
+                    and module.max_len < limit):
+                limit, why = module.max_len, "the model's learned positions"
+        return limit, why
 
     def __repr__(self) -> str:
         name = (f"pair of {self.config['options'].get('encoder')}" if self.pairs
@@ -315,22 +334,33 @@ class SavedModel:
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
 
-    def encode(self, texts: Sequence[str], what: str = "text"
-               ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Token ids and mask of raw ``texts`` as the run made them, ``(B, T)``."""
+    def encode(self, texts: Sequence[str], what: str = "text",
+               max_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Token ids and mask of raw ``texts`` as the run made them, ``(B, T)``, each
+        cut to :attr:`limit` tokens (or to ``max_len`` where that is fewer), with one
+        warning naming how many were longer."""
         if isinstance(texts, str):
             raise TypeError("give a list of texts, e.g. predict([text])")
-        ids = []
+        limit, why = self.limit, self._why
+        if max_len is not None and max_len < limit:
+            limit, why = max_len, f"max_len={max_len}"
+        ids, cut = [], 0
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"{what} {i + 1} is a {type(text).__name__}, not a "
                                 "text" + ("" if self.pairs else
                                           f"; model {self.name!r} reads one text"))
             try:
-                ids.append(self.vocab.encode(text)[:self.max_len])
+                row = self.vocab.encode(text)
             except ValueError:
                 raise ValueError(f"{what} {i + 1} ({text!r}) has no tokens: give "
                                  "at least one word") from None
+            cut += len(row) > limit
+            ids.append(row[:limit])
+        if cut:
+            warnings.warn(f"{cut} {what}{'s' * (cut != 1)} longer than {limit} tokens "
+                          f"{'were' if cut != 1 else 'was'} cut to {limit} ({why})",
+                          LongTextWarning, stacklevel=2)
         tokens, mask = pad_sequences(ids, self.vocab.pad_id)
         return tokens.to(self.device), mask.to(self.device)
 
@@ -342,26 +372,30 @@ class SavedModel:
         return [p[0] for p in pairs], [p[1] for p in pairs]
 
     @torch.no_grad()
-    def logits(self, texts: Sequence) -> torch.Tensor:
+    def logits(self, texts: Sequence, max_len: int | None = None) -> torch.Tensor:
         """``(B, C)`` logits of raw ``texts`` (of ``(premise, hypothesis)`` pairs for
-        a pair model)."""
+        a pair model); ``max_len`` as in :meth:`encode`."""
         if self.pairs:
             first, second = self._sides(texts)
-            return self.model(*self.encode(first, "premise"),
-                              *self.encode(second, "hypothesis"))
-        return self.model(*self.encode(texts))
+            return self.model(*self.encode(first, "premise", max_len),
+                              *self.encode(second, "hypothesis", max_len))
+        return self.model(*self.encode(texts, max_len=max_len))
 
-    def predict(self, texts: Sequence) -> list[Prediction]:
-        """The most probable label of each text (or pair) and its probability."""
-        probs = self.logits(texts).float().softmax(-1)  # (B, C)
+    def predict(self, texts: Sequence, max_len: int | None = None
+                ) -> list[Prediction]:
+        """The most probable label of each text (or pair) and its probability;
+        ``max_len`` as in :meth:`encode`."""
+        probs = self.logits(texts, max_len).float().softmax(-1)  # (B, C)
         best, index = probs.max(-1)
         return [Prediction(self.labels[int(i)], float(p)) for p, i in zip(best, index)]
 
     @torch.no_grad()
-    def attention(self, text: str) -> Attention:
+    def attention(self, text: str, max_len: int | None = None) -> Attention:
         """The attention weights of one text (see the module docstring for shapes);
-        for a pair model, the shared sentence encoder's over one sentence."""
-        tokens, mask = self.encode([text])  # (1, T)
+        for a pair model, the shared sentence encoder's over one sentence.
+        ``max_len``: read at most this many tokens (fewer than :attr:`limit`: a
+        self-attention's weights grow with the square of the length)."""
+        tokens, mask = self.encode([text], max_len=max_len)  # (1, T)
         shown = self.vocab.decode(tokens[0].tolist())
         if self.pairs:
             encoder = self.model.encoder
@@ -374,7 +408,6 @@ def _attention(model, name: str, tokens, mask, shown: list[str],
                run=None) -> Attention:
     """``run()`` (default: the model's forward) once, reading its weights."""
     from lamalib.models.ms_transformer import MSTransformerClassifier
-    from lamalib.nn.self_attention.collect import collect_attention
 
     run = run or (lambda: model(tokens, mask))
     if isinstance(model, MSTransformerClassifier):
@@ -397,7 +430,7 @@ def _attention(model, name: str, tokens, mask, shown: list[str],
         return Attention(shown, weights[:, 0].float().cpu(), "self")
     try:
         weights = collect_attention(model, run)
-    except RuntimeError:
+    except NoAttentionWeights:  # an error inside the model is not this: it is raised
         raise NoAttention(f"model {name!r} has no attention weights to show; the "
                           "models with attention: te, self_attention, "
                           "ms_transformer, transformer, bert, san, lama, lama_ctx, "

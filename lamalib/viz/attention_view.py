@@ -163,20 +163,22 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
             f"</script><script>{SCRIPT.rstrip()}({_json(view_id)});</script></div>")
 
 
-def model_view(model, text: str, title: str | None = None) -> str:
+def model_view(model, text: str, title: str | None = None,
+               max_len: int | None = None) -> str:
     """The view of a model's attention over ``text``, with its prediction when it
-    makes one.
+    makes one; ``max_len``: read at most that many tokens, for the weights and the
+    prediction alike.
 
-    ``model`` is anything with ``attention(text)`` (tokens, weights, kind): a saved
-    classifier (``lamalib.models.saved.load_model``; a sentence-pair model shows its
-    sentence encoder's attention, without a prediction) or a pretrained Hugging Face
-    encoder, every layer and head (``lamalib.models.hf_encoder.load_encoder(name or
-    folder)``, e.g. ``"all-MiniLM-L6-v2"``), which predicts nothing.
+    ``model`` is anything with ``attention(text, max_len)`` (tokens, weights, kind): a
+    saved classifier (``lamalib.models.saved.load_model``; a sentence-pair model shows
+    its sentence encoder's attention, without a prediction) or a pretrained Hugging
+    Face encoder, every layer and head (``lamalib.models.hf_encoder.load_encoder(name
+    or folder)``, e.g. ``"all-MiniLM-L6-v2"``), which predicts nothing.
     """
-    att = model.attention(text)
+    att = model.attention(text, max_len=max_len)
     label = probability = None
     if hasattr(model, "predict") and not getattr(model, "pairs", False):
-        best = model.predict([text])[0]
+        best = model.predict([text], max_len=max_len)[0]
         label, probability = best.label, best.probability
     return attention_view(att.tokens, att.weights, att.kind, label, probability,
                           title)

@@ -11,6 +11,11 @@ import torch
 from lamalib.nn.self_attention.multihead import MultiHeadAttention
 
 
+class NoAttentionWeights(RuntimeError):
+    """The model kept no self-attention weights (it has no MultiHeadAttention called
+    with ``need_weights=True``)."""
+
+
 @torch.no_grad()
 def collect_attention(model: torch.nn.Module,
                       run: Callable[[], object]) -> torch.Tensor:
@@ -39,6 +44,6 @@ def collect_attention(model: torch.nn.Module,
                if m.last_weights is not None and m.last_weights.shape[-1]
                == m.last_weights.shape[-2]]
     if not weights:
-        raise RuntimeError("the model kept no attention weights: it needs "
+        raise NoAttentionWeights("the model kept no attention weights: it needs "
                            "MultiHeadAttention layers called with need_weights=True")
     return torch.stack(weights)  # (L, B, H, T, T)

@@ -15,6 +15,7 @@ Offline and without a local copy it stops within seconds with one line saying wh
 to pass instead (exit code 2).
 
     python tools/bert_attention_distance.py --dataset sst5
+    python tools/bert_attention_distance.py --model all-MiniLM-L6-v2 --dataset sst5
     python tools/bert_attention_distance.py --model ~/models/bert-base-uncased
 """
 
@@ -29,8 +30,9 @@ import torch
 from lamalib.analysis.attention_distance import attention_distances, hf_weights
 from lamalib.data.batching import BucketBatches
 from lamalib.data.registry import load_dataset
-from lamalib.models.bert import (DEFAULT_NAME, BertTokens, PretrainedUnavailable,
-                                 load_pretrained)
+from lamalib.models.bert import DEFAULT_NAME, BertTokens, PretrainedUnavailable
+from lamalib.models.hf_encoder import EncoderFolderError, load_encoder
+from lamalib.models.pretrained import ChecksumMismatch
 from lamalib.provenance import RunStamp, write_json_atomic
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "sweeps" / \
@@ -39,13 +41,12 @@ OUT = Path(__file__).resolve().parents[1] / "results" / "sweeps" / \
 
 def load_bert(name: str, max_length: int, timeout: float = 5.0):
     """``(model, tokens)``: a pretrained encoder that returns its attention weights
-    (eager attention, eval mode) and its :class:`BertTokens`. Raises
-    :class:`PretrainedUnavailable` fast offline."""
-    from transformers import AutoModel
-
-    model = load_pretrained(AutoModel.from_pretrained, name, timeout,
-                            attn_implementation="eager")
-    return model.eval(), BertTokens.from_pretrained(name, max_length, timeout)
+    (eager attention, eval mode; :func:`~lamalib.models.hf_encoder.load_encoder`: a
+    name the course knows, such as ``all-MiniLM-L6-v2``, from its pinned package copy
+    offline, a ``save_pretrained`` folder, or the hub) and its :class:`BertTokens`.
+    Raises :class:`PretrainedUnavailable` fast offline."""
+    model, tokenizer = load_encoder(name, timeout)
+    return model, BertTokens(tokenizer, max_length)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> dict:
     stamp = RunStamp()
     try:
         model, tokens = load_bert(args.model, args.max_length)
-    except PretrainedUnavailable as err:
+    except (PretrainedUnavailable, EncoderFolderError, ChecksumMismatch) as err:
         reason = str(err).split(". Offline")[0]
         print(f"error: --model {args.model}: {reason}. Pass --model FOLDER, a copy "
               "saved with save_pretrained (model and tokenizer), or run where "

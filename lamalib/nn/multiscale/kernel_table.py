@@ -8,13 +8,14 @@ with the median seconds of each candidate. :func:`pick_kernel` takes the nearest
 measured cell (in log T and log(ω + 1)) and, of the candidates that can run these
 radii, the fastest there.
 
-Why a table shipped with the package rather than a calibration on the reader's
-machine: the choice is then the same on every run (results do not depend on a timing
-race at import), it costs nothing at the first call (a calibration would time every
-kernel for minutes), and the chapter can show the measurements behind it. The ranking
-of kernels (how many passes, how much padding each wastes) carries over between CPUs
-far better than their absolute times. A device type the table does not know (or
-no table) gets the neighbour-block kernel with its default block: linear in T, every
+Why a table shipped with the package rather than a calibration on the reader's machine:
+the choice is then the same on every run (results do not depend on a timing race at
+import; a re-measured table may pick another kernel, and under dropout that changes a
+training run's random draws), it costs nothing at the first call (a calibration would
+time every kernel for minutes), and the chapter can show the measurements behind it. The
+ranking of kernels (how many passes, how much padding each wastes) carries over between
+CPUs far better than their absolute times. A device type the table does not know (or no
+table) gets the neighbour-block kernel with its default block: linear in T, every
 radius, every device. Only eager kernels are chosen: the compiled ones spend tens of
 seconds compiling at their first call, so they are asked for by name.
 """

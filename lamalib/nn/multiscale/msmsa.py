@@ -34,7 +34,11 @@ inference only on the CPU) or ``"dense"`` (full attention through
 the fastest eager kernel measured for the length and radius on this device type
 (:func:`lamalib.nn.multiscale.kernel_table.pick_kernel`). A radius of 0 (width 1, the
 word itself) needs no kernel: its output is the value itself. Tests prove every kernel
-equal to full attention under a band mask per head, in outputs and gradients.
+equal to full attention under a band mask per head, in outputs and gradients. Under
+attention dropout, though, each kernel draws its random mask over a band of its own
+shape, so another choice (by name, or by ``"auto"`` after a change of its rule or
+table) trains on other random draws: the same model in distribution, not the same
+run loss for loss. ``tests/test_ms_numerics.py`` pins the numbers.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import importlib.util
 import json
 import re
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,9 +184,25 @@ def _from_folder(folder: Path, name: str, sha256: str | None = None) -> HFEncode
         raise EncoderFolderError(f"{folder}: no {CONFIG}; give a folder written by "
                                  "save_pretrained")
     check_weights(folder, sha256)
-    model = AutoModel.from_pretrained(str(folder), **LOAD_OPTIONS)
+    with _quiet_loading():
+        model = AutoModel.from_pretrained(str(folder), **LOAD_OPTIONS)
     tokenizer = AutoTokenizer.from_pretrained(str(folder))
     return HFEncoder(model.eval(), tokenizer, name)
+
+
+@contextmanager
+def _quiet_loading():
+    """No "Loading weights" progress bar from transformers while a local copy loads
+    (a second or two; in a notebook or a log it is noise); restored afterwards."""
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
 
 
 def _hint(name: str) -> str:

@@ -289,7 +289,8 @@ def test_a_pretrained_encoders_page_works_offline(browser, tmp_path, monkeypatch
     """``attention --model all-MiniLM-L6-v2``: every one of 6 layers and 12 heads of a
     real pretrained encoder, each row transformers' own weights."""
     from lamalib.experiments.cli import main
-    from lamalib.models.hf_encoder import PACKAGED, load_encoder, packaged_copy
+    from lamalib.models.hf_copies import PACKAGED, packaged_copy
+    from lamalib.models.hf_encoder import load_encoder
 
     if packaged_copy(PACKAGED[0]) is None:
         pytest.skip(f"needs {PACKAGED[0].install}")

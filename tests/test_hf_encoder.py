@@ -19,9 +19,9 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 from lamalib.models.bert import PretrainedUnavailable  # noqa: E402
-from lamalib.models.hf_encoder import (PACKAGED, EncoderFolderError,  # noqa: E402
-                                       known_model, load_encoder, packaged_copy,
-                                       pretrained_attention)
+from lamalib.models.hf_copies import (PACKAGED, EncoderFolderError,  # noqa: E402
+                                      checked_copy, known_model, packaged_copy)
+from lamalib.models.hf_encoder import load_encoder, pretrained_attention  # noqa: E402
 from lamalib.models.pretrained import ChecksumMismatch  # noqa: E402
 from lamalib.viz.attention_view import attention_page, model_view  # noqa: E402
 from tiny_bert import saved_tiny_bert  # noqa: E402
@@ -205,6 +205,7 @@ def test_a_saved_folder_loads_and_pickled_or_broken_weights_are_refused(tmp_path
 
 def test_offline_without_a_copy_is_one_line_within_seconds(monkeypatch):
     monkeypatch.setattr("lamalib.models.hf_encoder.packaged_copy", lambda known: None)
+    monkeypatch.setattr("lamalib.models.hf_copies.packaged_copy", lambda known: None)
     for name in ("all-MiniLM-L6-v2", "someone/unknown-encoder"):
         start = time.perf_counter()
         with pytest.raises(PretrainedUnavailable) as error:
@@ -292,3 +293,35 @@ def test_minilm_has_a_previous_token_head_by_the_3_sigma_rule(minilm):
     assert by["next"].significant == ((1, 8),)
     assert by["[SEP]"].significant == ((3, 11),)
     assert by["previous"].z > 6 and by["[SEP]"].z > 3.5  # margins over the rule's 3
+
+
+def test_the_bert_baseline_fine_tunes_a_known_name_from_its_checked_copy():
+    # the LAMA grid's "bert" with --set pretrained_name=all-MiniLM-L6-v2, offline
+    from lamalib.models.bert import BertClassifier, bert_vocab
+
+    assert checked_copy("all-MiniLM-L6-v2") == COPY
+    assert checked_copy("bert-base-uncased") is None  # not a packaged name
+    tokens = bert_vocab([], "all-MiniLM-L6-v2", max_length=16)
+    model = BertClassifier(len(tokens), 3, pretrained_name="all-MiniLM-L6-v2").eval()
+    ids = torch.tensor([tokens.encode("a warm and funny film")])
+    logits = model(ids, torch.ones_like(ids, dtype=torch.bool))  # (1, 3)
+    assert logits.shape == (1, 3) and torch.isfinite(logits).all()
+    # the encoder is MiniLM's: the same hidden states as the loaded encoder's
+    encoder = load_encoder("all-MiniLM-L6-v2").model
+    with torch.no_grad():
+        mine = model.bert(input_ids=ids).last_hidden_state
+        theirs = encoder(input_ids=ids).last_hidden_state
+    assert torch.allclose(mine, theirs, atol=1e-5)
+
+
+def test_a_tampered_copy_is_refused_by_the_bert_baseline_too(tmp_path, monkeypatch):
+    folder = tmp_path / MINILM.package / MINILM.folder
+    shutil.copytree(COPY, folder)
+    data = bytearray((folder / "model.safetensors").read_bytes())
+    data[-1] ^= 1
+    (folder / "model.safetensors").write_bytes(bytes(data))
+    monkeypatch.setattr("lamalib.models.hf_copies.packaged_copy", lambda known: folder)
+    from lamalib.models.bert import BertClassifier
+
+    with pytest.raises(ChecksumMismatch):
+        BertClassifier(30522, 2, pretrained_name="all-MiniLM-L6-v2")

@@ -31,7 +31,8 @@ from lamalib.analysis.attention_distance import attention_distances, hf_weights
 from lamalib.data.batching import BucketBatches
 from lamalib.data.registry import load_dataset
 from lamalib.models.bert import DEFAULT_NAME, BertTokens, PretrainedUnavailable
-from lamalib.models.hf_encoder import EncoderFolderError, load_encoder
+from lamalib.models.hf_copies import EncoderFolderError
+from lamalib.models.hf_encoder import load_encoder
 from lamalib.models.pretrained import ChecksumMismatch
 from lamalib.provenance import RunStamp, write_json_atomic
 

@@ -35,6 +35,7 @@ from torch import nn
 
 from lamalib.data.tokenize import tokenize
 from lamalib.data.vocab import Vocab
+from lamalib.models.hf_copies import checked_copy
 from lamalib.models.registry import register_model
 
 DEFAULT_NAME = "bert-base-uncased"  # the LAMA paper's BERT (section 4.2)
@@ -90,6 +91,8 @@ def load_pretrained(load: Callable, name: str, timeout: float = 5.0,
                     hint: str = OFFLINE_HINT, **kwargs):
     """``load(name, **kwargs)`` (a ``from_pretrained``) that fails fast offline.
 
+    A name the course knows (``all-MiniLM-L6-v2``: :mod:`lamalib.models.hf_copies`)
+    loads from the copy its installed package ships, SHA-256 checked, with no network.
     The local cache is tried first (``local_files_only=True``: no network); then,
     unless ``HF_HUB_OFFLINE`` is set, one connection to the hub is tried for at most
     ``timeout`` seconds before the real download. Without network this raises
@@ -97,6 +100,9 @@ def load_pretrained(load: Callable, name: str, timeout: float = 5.0,
     ``from_pretrained`` retries for about a minute; its message ends with ``hint``,
     the offline alternative (by default the random config).
     """
+    copy = checked_copy(name)  # a name the course knows, from its package's copy
+    if copy is not None:
+        return load(str(copy), **kwargs)
     try:
         return load(name, local_files_only=True, **kwargs)
     except OSError:  # not in the cache: transformers raises OSError (EnvironmentError)

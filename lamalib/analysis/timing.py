@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple
 
 import torch
 
-from lamalib.provenance import (git_commit, hardware, portable_value,
+from lamalib.provenance import (code_identity, git_commit, hardware, portable_value,
                                 write_json_atomic)
 from lamalib.runtime import get_device, seed_everything
 
@@ -135,13 +135,14 @@ def start_benchmark(repeats: int, warmup: int, seed: int = 0) -> BenchmarkStart:
 
 def save_benchmark(path: str | Path, model: str, config: dict, metrics: dict,
                    **extra) -> Path:
-    """Write ``results/benchmark__<model>.json`` with the hardware and git commit; a
+    """Write ``results/benchmark__<model>.json`` with the hardware, git commit and code
+    identity (:func:`~lamalib.provenance.code_identity`); a
     path in ``config`` or ``extra`` (``--out``) is recorded by ``portable_path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     record = {"experiment": "benchmark", "model": model,
               "config": portable_value(config), "metrics": metrics,
               **portable_value(extra), "hardware": hardware(),
-              "git_commit": git_commit()}
+              "git_commit": git_commit(), "code": code_identity()}
     write_json_atomic(path, record, indent=2)
     return path

@@ -25,8 +25,6 @@ WORDS = "the a cat dog saw ran . film good bad plot actor was is very".split()
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from lamalib.models.hf_encoder import load_encoder
-
     folder = saved_tiny_bert(tmp_path_factory.mktemp("bert") / "tiny", WORDS)
     return folder
 

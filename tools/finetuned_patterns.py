@@ -157,7 +157,8 @@ def main(argv: list[str] | None = None) -> dict:
                      "significant": tuple(map(tuple, f["significant"]))})
           for f in analysis["findings"]]
     imp = [ImportantPattern(i["pattern"], tuple(map(tuple, i["heads"])),
-                            tuple(map(tuple, i["kept"]))) for i in analysis["important"]]
+                            tuple(map(tuple, i["kept"])))
+           for i in analysis["important"]]
     injected, why = injectable_found(imp, fs)
     print("injecting", injected, f"({why})", flush=True)
 

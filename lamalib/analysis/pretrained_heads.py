@@ -1,6 +1,6 @@
 """The patterns pipeline on the course's pretrained encoder (chapter "Finding and
-injecting attention patterns", section "Patterns in a pretrained encoder"; Li et al.,
-2022, on BERT's heads).
+injecting attention patterns": the contrast to the fine-tuned MiniLM of
+``lamalib.analysis.finetuned_heads``; Li et al., 2022, on BERT's heads).
 
 * :func:`document_batches`: held-out texts as the encoder reads them, one document a
   row, ``[CLS] pieces [SEP]`` cut to its ``max_len``; batches carry ``index`` so the

@@ -24,6 +24,7 @@ the value projection); :func:`taylor_terms` returns the parts so a test can chec
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import torch
@@ -35,11 +36,40 @@ LossFn = Callable[[nn.Module, object], torch.Tensor]
 PARTS = ("q", "k", "v", "out")  # the four projections a head owns a slice of
 
 
-def attention_modules(model: nn.Module) -> list[MultiHeadAttention]:
-    """Every :class:`MultiHeadAttention` of ``model`` in module order (the "layers")."""
+@dataclass(frozen=True)
+class HFHeads:
+    """One Hugging Face BERT attention layer (``BertAttention``: ``.self.query``,
+    ``.key``, ``.value`` and ``.output.dense``) under the names of
+    :class:`MultiHeadAttention`, so the functions below score a ``transformers``
+    BERT's heads (a fine-tuned MiniLM, chapter 9) as they score lamalib's."""
+
+    q_proj: nn.Linear
+    k_proj: nn.Linear
+    v_proj: nn.Linear
+    out_proj: nn.Linear  # its input is the concatenated heads (B, T, D)
+    n_heads: int
+    d_head: int
+
+
+def _hf_layer(m: nn.Module) -> HFHeads | None:
+    self_attn, output = getattr(m, "self", None), getattr(m, "output", None)
+    if not all(hasattr(self_attn, a) for a in ("query", "key", "value",
+                                               "num_attention_heads")) or \
+            not isinstance(getattr(output, "dense", None), nn.Linear):
+        return None
+    return HFHeads(self_attn.query, self_attn.key, self_attn.value, output.dense,
+                   self_attn.num_attention_heads, self_attn.attention_head_size)
+
+
+def attention_modules(model: nn.Module) -> list[MultiHeadAttention | HFHeads]:
+    """Every :class:`MultiHeadAttention` of ``model`` in module order (the "layers");
+    for a Hugging Face BERT (no lamalib attention), its layers as :class:`HFHeads`."""
     found = [m for m in model.modules() if isinstance(m, MultiHeadAttention)]
     if not found:
-        raise ValueError("the model has no lamalib MultiHeadAttention module")
+        found = [h for h in map(_hf_layer, model.modules()) if h is not None]
+    if not found:
+        raise ValueError("the model has no lamalib MultiHeadAttention module nor a "
+                         "Hugging Face BERT attention layer")
     return found
 
 

@@ -1,6 +1,6 @@
 """The patterns pipeline on the course's pretrained encoder (chapter "Finding and
-injecting attention patterns", section "Patterns in a pretrained encoder"; Li et al.,
-2022, on BERT's heads).
+injecting attention patterns": the contrast to the fine-tuned MiniLM of
+``lamalib.analysis.finetuned_heads``; Li et al., 2022, on BERT's heads).
 
 * :func:`document_batches`: held-out texts as the encoder reads them, one document a
   row, ``[CLS] pieces [SEP]`` cut to its ``max_len``; batches carry ``index`` so the
@@ -90,12 +90,14 @@ def encoder_relevance(model: MaskedLM, batches: Iterable[Batch],
 def uniform_reference(batches: Iterable[Batch],
                       patterns: Sequence | dict) -> dict[str, float]:
     """GR of uniform attention per pattern, the mean over documents of
-    ``sum_ij 1_P / |x|^2`` (:func:`~lamalib.nn.patterns.uniform_relevance`)."""
+    ``sum_ij 1_P / |x|^2`` (:func:`~lamalib.nn.patterns.uniform_relevance`); a
+    batch's ``spans``, where it has them, serve the span patterns."""
     named = named_patterns(patterns)
     sums, docs = {name: 0.0 for name, _ in named}, 0
     for b in batches:
         for name, p in named:
-            cells = pattern_cells(p, b.tokens, b.mask)  # (B, T, T)
+            cells = pattern_cells(p, b.tokens, b.mask,
+                                  getattr(b, "spans", None))  # (B, T, T)
             sums[name] += float(uniform_relevance(cells, b.mask).sum())
         docs += b.tokens.shape[0]
     return {name: s / docs for name, s in sums.items()}

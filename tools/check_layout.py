@@ -22,6 +22,7 @@ from pathlib import Path
 # Runs in the page: the text column is the article's body; every table, code-cell
 # output and image inside it is measured in CSS pixels.
 MEASURE = """
+if (!document.body) return [];
 const column = document.querySelector("article.bd-article")
     || document.querySelector("main") || document.body;
 const width = column.clientWidth;
@@ -75,7 +76,8 @@ def browser(window: int = 1300):
 def check_page(driver, page: Path, min_scale: float = 0.7) -> list[str]:
     """The problems of one built page, one line each."""
     driver.get(page.resolve().as_uri())
-    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    driver.execute_script("document.body && window.scrollTo(0, "
+                          "document.body.scrollHeight)")  # lazy images load
     found = driver.execute_script(MEASURE.replace("MIN_SCALE", repr(min_scale)))
     return [f"{page.name}: {kind}: {where.strip()} ({have:.0f} px, room {room:.0f} px)"
             for kind, where, have, room in found]
@@ -84,8 +86,8 @@ def check_page(driver, page: Path, min_scale: float = 0.7) -> list[str]:
 def pages_of(site: Path) -> list[Path]:
     """The chapter pages of a built book (search, genindex and the like left out)."""
     skip = {"search.html", "genindex.html", "py-modindex.html"}
-    return sorted(p for p in site.rglob("*.html") if p.name not in skip
-                  and "_static" not in p.parts and "_sources" not in p.parts)
+    return sorted(p for p in [*site.glob("*.html"), *site.glob("book/*.html")]
+                  if p.name not in skip)
 
 
 def main(argv: list[str] | None = None) -> int:

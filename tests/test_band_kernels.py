@@ -164,6 +164,14 @@ def test_flex_is_refused_where_it_has_no_backward_and_agrees_in_inference():
                                             kernel="dense")
         real = key_mask[:, None, :, None]
         torch.testing.assert_close(got * real, want * real)
+        # one radius and no key mask (its own cached block mask): the band's edge
+        # |i - j| = ω is in, ω + 1 is out, as in a dense band mask built by hand
+        with torch.no_grad():
+            got, _ = scale_aware_attention(q, k, v, torch.tensor([3, 3]),
+                                            kernel="flex")
+            want, _ = scaled_dot_product_attention(
+                q, k, v, brute_band([[3, 3]] * 2, 32, torch.ones(2, 32)))
+        torch.testing.assert_close(got, want)
 
 
 TABLE = {"devices": {"cpu": {"float32": [

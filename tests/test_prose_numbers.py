@@ -27,6 +27,7 @@ CONSTANTS: dict[str, set[str]] = {
     "reproductions.ipynb": {"1.61"},  # ln 5, the loss of a uniform guess over 5 classes
     "10_multiscale.ipynb": {"0.1", "0.3"},  # dropout rates the runs were given
     "08_lama.ipynb": {"0.1"},  # a SAN penalty weight the page names (a setting)
+    "appendix_lama.ipynb": {"0.1"},  # the same SAN penalty weight, on its appendix
 }
 
 

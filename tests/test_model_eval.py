@@ -40,8 +40,8 @@ def test_class_report_counts_by_hand():
     assert report.confusion.tolist() == [[1, 1, 0], [0, 2, 0], [0, 1, 0]]
     assert report.accuracy == pytest.approx(3 / 5)
     a, b, c = report.rows
-    assert (a["precision"], a["recall"], a["f1"], a["support"]) == (1, 0.5,
-                                                                    pytest.approx(2 / 3), 2)
+    assert (a["precision"], a["recall"], a["support"]) == (1, 0.5, 2)
+    assert a["f1"] == pytest.approx(2 / 3)
     assert (b["precision"], b["recall"]) == (pytest.approx(0.5), 1)
     assert (c["precision"], c["recall"], c["f1"], c["support"]) == (0, 0, 0, 1)
 

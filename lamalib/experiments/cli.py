@@ -553,13 +553,15 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--train", help="your training file (TSV/CSV, .gz/.xz read as-is)")
     r.add_argument("--valid", help="your validation file (default: 10%% of train, "
                                    "stratified, seed 0)")
-    r.add_argument("--test", help="your test file")
+    r.add_argument("--test", help="your test file (or --set test_fraction=0.1: a "
+                                  "stratified, seeded tenth of --train)")
     r.add_argument("--recipe", choices=sorted(PAPERS),
                    help="start from that paper's settings for this model (optimizer, "
                         "learning rate, word2vec, sizes: what reproduce uses), then "
                         "apply --set; only for the paper's models (see below)")
     r.add_argument("--name", metavar="NAME",
-                   help="the run's results name (letters of any script, digits, - _ .): "
+                   help="the run's results name (letters of any script, digits, "
+                        "- _ .): "
                         "results/run__<model>__NAME__s<seed>.json and the report's "
                         "dataset column (default: the dataset, or your training "
                         "file's stem, or its folder's name when the stem is train, "

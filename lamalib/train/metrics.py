@@ -36,8 +36,9 @@ def class_report(gold: Sequence[int], predicted: Sequence[int],
         raise ValueError("give as many predictions as gold labels, at least one")
     c = len(labels)
     confusion = torch.zeros(c, c, dtype=torch.long)  # (C, C): gold row, predicted col
-    confusion.index_put_((torch.as_tensor(list(gold)), torch.as_tensor(list(predicted))),
-                         torch.ones(len(gold), dtype=torch.long), accumulate=True)
+    pairs = (torch.as_tensor(list(gold)), torch.as_tensor(list(predicted)))
+    confusion.index_put_(pairs, torch.ones(len(gold), dtype=torch.long),
+                         accumulate=True)
     right = confusion.diagonal()
     rows = []
     for i, label in enumerate(labels):

@@ -471,7 +471,8 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         done: list[int] = []  # the epochs this process finished (and checkpointed)
         try:
             history = fit(model, loaders[0], loaders[1], config, step,
-                          callbacks=[_print_epoch, lambda epoch, *_: done.append(epoch)])
+                          callbacks=[_print_epoch, lambda epoch, *_: done.append(epoch)],
+                          epoch_lines=False)  # _print_epoch prints one per epoch
         except KeyboardInterrupt:
             where = (f"epoch {done[-1] + 1}" if done and config.checkpoint_dir
                      else "its last checkpoint")

@@ -362,6 +362,13 @@ def _write_view(saved, text: str, path: Path, max_len: int) -> None:
 ATTENTION_MAX_LEN = 512  # tokens the attention command reads by default (as BERT)
 
 
+def _add_file_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--file FILE`` (saying ``what`` is read from it) and its ``--encoding``."""
+    parser.add_argument("--file", metavar="FILE", help=what)
+    parser.add_argument("--encoding", default="utf-8",
+                        help="the encoding of --file (default utf-8), e.g. latin-1")
+
+
 def add_model_commands(sub) -> None:
     """``predict`` and ``attention``: ask a model kept by ``run --save-model DIR``."""
     p = sub.add_parser("predict", help="label texts with a saved model (TSV: text, "
@@ -371,12 +378,9 @@ def add_model_commands(sub) -> None:
     p.add_argument("texts", nargs="*", metavar="TEXT",
                    help="texts to classify; for a sentence-pair model (e.g. saved from "
                         "a run on snli), two by two: premise, hypothesis, ...")
-    p.add_argument("--file", metavar="FILE",
-                   help="also classify each line of FILE (- for stdin; a blank line "
-                        "gives an empty row, so row N answers line N); for a "
+    _add_file_option(p, "also classify each line of FILE (- for stdin; a blank "
+                        "line gives an empty row, so row N answers line N); for a "
                         "sentence-pair model, premise<TAB>hypothesis per line")
-    p.add_argument("--encoding", default="utf-8",
-                   help="the encoding of --file (default utf-8), e.g. latin-1")
     p.add_argument("--top-k", type=int, default=1, metavar="K",
                    help="the K most probable labels of each text, most probable "
                         "first, each with its probability (columns label1, "
@@ -392,12 +396,9 @@ def add_model_commands(sub) -> None:
     a.add_argument("text", nargs="?", metavar="TEXT",
                    help="the text (for a sentence-pair model: one sentence, read by "
                         "the shared sentence encoder); - reads it from standard input")
-    a.add_argument("--file", metavar="FILE",
-                   help="read the text from FILE (all of it, line breaks as spaces; "
-                        "- for standard input) instead of TEXT: a long text exceeds "
-                        "the shell's argument limit")
-    a.add_argument("--encoding", default="utf-8",
-                   help="the encoding of --file (default utf-8), e.g. latin-1")
+    _add_file_option(a, "read the text from FILE (all of it, line breaks as "
+                        "spaces; - for standard input) instead of TEXT: a long text "
+                        "exceeds the shell's argument limit")
     a.add_argument("--html", metavar="FILE",
                    help="write the interactive view (one page that works offline: "
                         "tokens coloured by weight, layer and head selectors) to FILE "

@@ -57,3 +57,21 @@ def test_attention_input_errors_are_one_line(tmp_path, folder, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(" \n"))
     assert usage_error([*base, "-"]) == (
         "standard input holds no text; give at least one word")
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, folder):
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "long.txt"
+    path.write_text("a warm and funny film " * 2000)  # a table far beyond a pipe
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.Popen([sys.executable, "-m", "lamalib.experiments", "attention",
+                             "--model", str(folder), "--file", str(path),
+                             "--max-len", "10000"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    assert done.stdout.readline().startswith(b"# san")  # as `| head -1` reads
+    done.stdout.close()
+    err = done.stderr.read().decode()
+    assert done.wait() == 1 and "Traceback" not in err and "Broken" not in err

@@ -156,10 +156,25 @@ def enable_colab_widgets() -> str | None:
             "manager is now on (it loads the widgets' code from a CDN)")
 
 
+def progress_mode() -> str:
+    """How training reports its progress: ``"bars"`` (tqdm) on a terminal or in a
+    notebook, ``"lines"`` (one line per epoch) when stderr goes to a file or a pipe,
+    where a bar's redraws would fill a log. ``LAMALIB_PROGRESS`` overrides it: ``0``
+    draws nothing (as the book build does), any other value bars."""
+    value = os.environ.get("LAMALIB_PROGRESS")
+    if value is not None:
+        return "none" if value == "0" else "bars"
+    if "ipykernel" in sys.modules:  # Jupyter, Colab: tqdm.auto draws a widget
+        return "bars"
+    try:
+        return "bars" if sys.stderr.isatty() else "lines"
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        return "lines"
+
+
 def show_progress() -> bool:
-    """Whether to draw progress bars (``LAMALIB_PROGRESS=0`` turns them off, as the book
-    build does)."""
-    return os.environ.get("LAMALIB_PROGRESS", "1") != "0"
+    """Whether to draw progress bars: :func:`progress_mode` is ``"bars"``."""
+    return progress_mode() == "bars"
 
 
 def setup(seed: int = 0) -> str:

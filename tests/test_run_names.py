@@ -186,3 +186,24 @@ def test_every_published_figure_names_its_paper_metric_and_place():
     cells = [(f["paper"], f["model"], f["dataset"]) for f in figures
              if f["metric"] == "test_accuracy"]
     assert len(cells) == len(set(cells))
+
+
+def test_names_keep_letters_of_any_script(tmp_path):
+    from lamalib.experiments.spec import check_name, file_label
+
+    for name in ("đánh_giá", "数据", "हिन्दी", "отзывы-v2", "crème.brûlée"):
+        assert check_name(name) == name
+    assert check_name("cafe\u0301") == "café"  # macOS's decomposed spelling, as NFC
+    for bad in ("a/b", "a\\b", "a b", "..", ".hidden", "a__b", "", "nul", "CON.txt",
+                "x" * 101):
+        with pytest.raises(ValueError, match="--name"):
+            check_name(bad)
+    assert file_label(str(tmp_path / "数据" / "train.tsv")) == "数据"
+    assert file_label(str(tmp_path / "đánh giá" / "test.tsv")) == "đánh-giá"
+    assert file_label(str(tmp_path / "отзывы.tsv")) == "отзывы"
+    assert file_label(str(tmp_path / "¿qué?" / "train.tsv")) == "qué-"
+
+
+def test_a_unicode_name_names_the_results_file(tmp_path, questions):
+    _run(tmp_path, questions, "--name", "đánh_giá")
+    assert _names(tmp_path) == ["run__avg__đánh_giá__s0.json"]

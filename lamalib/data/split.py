@@ -12,7 +12,8 @@ from lamalib.data.dataset import TextDataset
 
 
 def stratified_split(
-    dataset: TextDataset, valid_fraction: float = 0.1, seed: int = 0
+    dataset: TextDataset, valid_fraction: float = 0.1, seed: int = 0,
+    split: str = "valid",
 ) -> tuple[TextDataset, TextDataset]:
     """Split ``dataset`` into ``(train, valid)`` with every class in the same
     proportion in both.
@@ -20,7 +21,8 @@ def stratified_split(
     From each class of ``n`` examples, ``round(n * valid_fraction)`` examples (at
     least 1 and at most ``n - 1`` when ``n >= 2``; none when ``n == 1``) drawn with
     ``random.Random(seed)`` go to ``valid``. Both keep the dataset's order, and the
-    same seed always gives the same split.
+    same seed always gives the same split. ``split`` names the held-out part
+    (``"test"`` where it is a test set).
 
     Raises:
         ValueError: if ``valid_fraction`` is not strictly between 0 and 1.
@@ -40,4 +42,4 @@ def stratified_split(
         valid.extend(rng.sample(members, k))
     chosen = set(valid)
     train = [i for i in range(len(dataset)) if i not in chosen]
-    return dataset.subset(train, "train"), dataset.subset(sorted(chosen), "valid")
+    return dataset.subset(train, "train"), dataset.subset(sorted(chosen), split)

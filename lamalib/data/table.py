@@ -311,6 +311,7 @@ def load_table(
     encoding: str = "utf-8",
     label_names: Sequence[str] | None = None,
     text_sep: str = TEXT_SEP,
+    labels_of: str | None = None,
 ) -> TextDataset:
     """Read one labelled TSV/CSV file (see the module docstring for the rules).
 
@@ -332,6 +333,8 @@ def load_table(
             (numbers numerically, words alphabetically).
         text_sep: what joins the texts of several text columns (default
             :data:`TEXT_SEP`, ``" . "``).
+        labels_of: where ``label_names`` come from, as an unknown label's error says
+            it (e.g. ``"the model models/san"``; default: ``label_names=``).
 
     Raises:
         ValueError: naming the file and its 1-based line for any malformed row (too
@@ -341,7 +344,8 @@ def load_table(
     rows = _read_rows(path, text_col, label_col, format, delimiter, header, encoding,
                       text_sep)
     names = _names(label_names) or label_order(rows.labels)
-    return _dataset(rows, names, "all", "given in label_names=")
+    where = f"of {labels_of}" if labels_of else "given in label_names="
+    return _dataset(rows, names, "all", where)
 
 
 class Splits(NamedTuple):

@@ -2,6 +2,7 @@
 dataset) are printed as one line, not as a traceback, with exit code 2; Ctrl-C says
 how the run goes on, exit code 130."""
 
+import os
 import sys
 import warnings
 
@@ -33,6 +34,9 @@ except KeyboardInterrupt as error:  # a RunInterrupted knows the epoch
           "(complete runs are skipped, an unfinished one resumes from its last "
           "checkpoint)", file=sys.stderr)
     sys.exit(130)
+except BrokenPipeError:  # `... | head` stopped reading: it has what it wanted
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error
+    sys.exit(1)
 except RunLocked as error:
     print(f"error: {error}", file=sys.stderr)
     sys.exit(2)

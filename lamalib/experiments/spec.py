@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,21 +14,46 @@ from lamalib.train import TrainConfig
 # A training file with one of these stems is named by its folder:
 # data/questions/train.tsv -> "questions".
 SPLIT_STEMS = ("train", "training", "dev", "valid", "validation", "test")
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+NAME_BYTES = 100  # a results file's name must fit a file system's 255 bytes
+# names Windows refuses for a file, whatever its suffix
+RESERVED = {"con", "prn", "aux", "nul", *(f"{d}{i}" for d in ("com", "lpt")
+                                          for i in range(1, 10))}
+
+
+def _name_char(c: str) -> bool:
+    """A letter or digit of any script (with its combining marks: Devanagari's vowel
+    signs), or ``.``, ``_``, ``-``; never a path separator or a space."""
+    return c.isalnum() or c in "._-" or unicodedata.category(c).startswith("M")
 
 
 def check_name(name: str) -> str:
-    """A results name: letters, digits, ``-``, ``_`` and ``.``, starting with a letter
-    or digit, without ``__`` (which separates a results file name's parts)."""
-    if not NAME_RE.fullmatch(name) or "__" in name:
-        raise ValueError(f"--name {name!r}: a name takes letters, digits, '-', '_' and "
-                         "'.', starts with a letter or digit and has no '__'")
+    """A results name (NFC): letters of any script, digits, ``-``, ``_`` and ``.``,
+    starting with a letter or digit, without ``__`` (which separates a results file
+    name's parts), at most ``NAME_BYTES`` bytes in UTF-8 and no name Windows
+    reserves (``con``, ``nul``, ...)."""
+    name = unicodedata.normalize("NFC", name)  # macOS spells file names decomposed
+    if (not name or not name[0].isalnum() or not all(map(_name_char, name))
+            or "__" in name):
+        raise ValueError(f"--name {name!r}: a name takes letters (of any script), "
+                         "digits, '-', '_' and '.', starts with a letter or digit and "
+                         "has no '__' (no space or '/')")
+    if len(name.encode()) > NAME_BYTES:
+        raise ValueError(f"--name {name[:20]}...: {len(name.encode())} bytes in UTF-8; "
+                         f"give a name of at most {NAME_BYTES}")
+    if name.split(".")[0].lower() in RESERVED:
+        raise ValueError(f"--name {name!r}: Windows reserves this file name; give "
+                         f"another, e.g. {name}-data")
     return name
 
 
 def _safe(text: str) -> str:
-    text = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9._-]+", "-", text))
-    return text.lstrip("._-") or "data"
+    """``text`` as a results name: each run of other characters as ``-``."""
+    text = unicodedata.normalize("NFC", text)
+    text = "".join(c if _name_char(c) else " " for c in text)
+    text = re.sub(r"_{2,}", "_", re.sub(r" +", "-", text))
+    while text and not text[0].isalnum():  # starts with a letter or digit
+        text = text[1:]
+    return text or "data"
 
 
 def file_label(train_file: str) -> str:
@@ -59,6 +85,9 @@ class RunSpec:
     train_file: str | None = None  # dataset "file": the user's files (TSV/CSV, .gz/.xz)
     valid_file: str | None = None  # dataset "file": None splits 10% of train, stratified
     test_file: str | None = None
+    # dataset "file" without a test file: this share of the training file (from each
+    # class, seeded as the validation split) is the test split, e.g. 0.1
+    test_fraction: float | None = None
     file_options: dict = field(default_factory=dict)  # load_splits options (header, ...)
     name: str | None = None  # the results name of the data (default: dataset_label)
     recipe: str | None = None  # a "run" started from this paper's settings (--recipe)

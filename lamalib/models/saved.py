@@ -385,9 +385,19 @@ class SavedModel:
                 ) -> list[Prediction]:
         """The most probable label of each text (or pair) and its probability;
         ``max_len`` as in :meth:`encode`."""
+        return [ranked[0] for ranked in self.top_k(texts, 1, max_len)]
+
+    def top_k(self, texts: Sequence, k: int, max_len: int | None = None
+              ) -> list[list[Prediction]]:
+        """The ``k`` most probable labels of each text (or pair), most probable
+        first, with their probabilities; ``max_len`` as in :meth:`encode`."""
+        if not 1 <= k <= len(self.labels):
+            raise ValueError(f"k={k}: model {self.name!r} has {len(self.labels)} "
+                             f"labels; give k from 1 to {len(self.labels)}")
         probs = self.logits(texts, max_len).float().softmax(-1)  # (B, C)
-        best, index = probs.max(-1)
-        return [Prediction(self.labels[int(i)], float(p)) for p, i in zip(best, index)]
+        best, index = probs.topk(k, dim=-1)  # (B, k)
+        return [[Prediction(self.labels[int(i)], float(p)) for p, i in zip(ps, ids)]
+                for ps, ids in zip(best, index)]
 
     @torch.no_grad()
     def attention(self, text: str, max_len: int | None = None) -> Attention:

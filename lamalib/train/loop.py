@@ -3,6 +3,7 @@ model")."""
 
 from __future__ import annotations
 
+import sys
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -12,7 +13,8 @@ import torch
 from tqdm.auto import tqdm
 
 from lamalib.provenance import portable_path
-from lamalib.runtime import get_device, seed_everything, show_progress
+from lamalib.runtime import (get_device, progress_mode, seed_everything,
+                             show_progress)
 from lamalib.train import distributed
 from lamalib.train.checkpoint import load_checkpoint, save_checkpoint
 from lamalib.train.config import TrainConfig
@@ -98,6 +100,14 @@ def _improved(history: History, score: float, loss: float) -> bool:
     return history.best_loss is None or loss < history.best_loss
 
 
+def _epoch_line(record: dict, epochs: int) -> None:
+    """One epoch's line on stderr, where a progress bar would have been."""
+    valid = (f"  valid acc {record['valid_accuracy']:.4f}"
+             if "valid_accuracy" in record else "")
+    print(f"epoch {record['epoch']}/{epochs}  train loss {record['train_loss']:.4f}"
+          f"{valid}  ({record['seconds']:.1f} s)", file=sys.stderr, flush=True)
+
+
 def fit(
     model: torch.nn.Module,
     train: Iterable,
@@ -105,6 +115,7 @@ def fit(
     config: TrainConfig | None = None,
     step: Step = classification_step,
     callbacks: Iterable[Callback] = (),
+    epoch_lines: bool = True,
 ) -> History:
     """Train ``model`` and return its :class:`History`; the best weights are kept.
 
@@ -121,6 +132,10 @@ def fit(
     a run that had stopped early goes on if the new rule would not have stopped it. A
     ``step`` with ``state_dict``/``load_state_dict`` (e.g. one that owns a random
     generator) is saved and restored with it. Mixed precision is used on CUDA.
+
+    Progress: a tqdm bar per epoch on a terminal or in a notebook; where stderr is a
+    file or a pipe (:func:`lamalib.runtime.progress_mode`), one line per epoch on
+    stderr instead (``epoch_lines=False``: none, for a caller that prints its own).
     """
     config = config or TrainConfig()
     if valid is not None and hasattr(valid, "__len__") and len(valid) == 0:
@@ -144,6 +159,8 @@ def fit(
     use_amp = config.amp and device.type == "cuda"
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
     progress = show_progress() if config.progress is None else config.progress
+    lines = (epoch_lines and config.progress is None and progress_mode() == "lines"
+             and distributed.is_main_process())
     history, best_state, bad_epochs, first_epoch = History(), None, 0, 1
     identity = run_identity(model, config, step)
 
@@ -240,6 +257,8 @@ def fit(
                     "epoch": epoch,
                 },
             )
+        if lines:
+            _epoch_line(record, config.epochs)
         for callback in callbacks:
             callback(epoch, history, model)
         if history.stopped_early:

@@ -135,7 +135,7 @@ def test_report_fits_100_columns_and_reads_the_packages_published_figures(
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 100
     te = next(line for line in out.splitlines() if " te " in line)
-    assert "81.0 ± 1.4" in te and "81.7" in te  # Mehta et al.'s TE on IMDB
+    assert "81.0 ± 1.0" in te and "81.7" in te  # mean ± s.e.  # Mehta et al.'s TE on IMDB
     assert "lama_ctx_dp" in out and "a-very-long" in out
     main(["report", "--results", str(folder), "--wide", "--no-course"])
     assert "Some Very Long Processor" in capsys.readouterr().out

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import os
 import platform
@@ -149,16 +150,15 @@ def instrument(nb, records: str):
     return nb, found
 
 
-def _worker(notebook: Path, records: str, timeout: int) -> None:
-    """Execute the instrumented notebook in a fresh kernel (this process's environment)
-    and record each cell's error, if any."""
+def _worker(instrumented: Path, workdir: str, records: str, timeout: int) -> None:
+    """Execute an instrumented notebook in a fresh kernel (this process's environment),
+    in ``workdir``, and record each cell's error, if any."""
     from nbclient import NotebookClient
 
-    nb = nbformat.read(notebook, as_version=4)
-    nb, _ = instrument(nb, records)
+    nb = nbformat.read(instrumented, as_version=4)
+    nb.cells[0].source = _SETUP.format(path=records, check=CHECK)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            allow_errors=True,
-                            resources={"metadata": {"path": str(notebook.parent)}})
+                            allow_errors=True, resources={"metadata": {"path": workdir}})
     with client.setup_kernel():
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
@@ -172,7 +172,8 @@ def _worker(notebook: Path, records: str, timeout: int) -> None:
                               if errors else None)}) + "\n")
 
 
-def run_seed(notebook: Path, seed: int, kernels: str, timeout: int) -> dict:
+def run_seed(instrumented: Path, workdir: Path, seed: int, kernels: str,
+             timeout: int) -> dict:
     """One seed in a child process (its own kernel); the records it left."""
     env = dict(os.environ)
     env["LAMALIB_SEED"] = str(seed)
@@ -190,7 +191,8 @@ def run_seed(notebook: Path, seed: int, kernels: str, timeout: int) -> dict:
         Path(records).touch()
         start = time.monotonic()
         proc = subprocess.Popen(
-            [sys.executable, __file__, "--_worker", str(notebook), records, str(timeout)],
+            [sys.executable, __file__, "--_worker", str(instrumented), str(workdir),
+             records, str(timeout)],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True)
         timed_out = False
@@ -262,7 +264,7 @@ def markdown(notebook: str, rows: list[dict], runs: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--_worker"]:
-        _worker(Path(argv[1]), argv[2], int(argv[3]))
+        _worker(Path(argv[1]), argv[2], argv[3], int(argv[4]))
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -278,13 +280,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the table and the runs as JSON")
     args = p.parse_args(argv)
     notebook = args.notebook.resolve()
-    nb = nbformat.read(notebook, as_version=4)
-    _, found = instrument(nb, "/dev/null")
+    notebook_bytes = notebook.read_bytes()
+    nb = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
+    # the notebook is read once: a chapter edited while the sweep runs does not change it
+    tmp = tempfile.TemporaryDirectory(prefix="seed_sweep_nb_")
+    instrumented = Path(tmp.name) / notebook.name
+    nb_run, found = instrument(nb, "/dev/null")
+    nbformat.write(nb_run, instrumented)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     runs: list[dict] = []
 
     def one(seed: int) -> dict:
-        r = run_seed(notebook, seed, args.kernels, args.timeout)
+        r = run_seed(instrumented, notebook.parent, seed, args.kernels, args.timeout)
         bad = sum(o != "pass" for o in r["checks"].values())
         print(f"seed {seed}: {r['seconds']:.0f} s, {len(r['checks'])} asserts reached, "
               f"{bad} not passing, {len(r['cell_errors'])} cell errors"
@@ -293,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         runs = list(pool.map(one, args.seeds))
+    tmp.cleanup()
     rows = summarise(found, runs)
     try:
         shown = str(notebook.relative_to(ROOT))
@@ -312,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
                if k.startswith("LAMALIB_") or k in ("OMP_NUM_THREADS",)}
         payload = {
             "notebook": shown,
+            "notebook_sha256": hashlib.sha256(notebook_bytes).hexdigest(),
             "command": "python tools/seed_sweep.py " + " ".join(
                 shlex.quote(a) for a in argv),
             "started": started,

@@ -18,7 +18,8 @@ changed.
 prints a markdown table, one row per assert: its cell (the index in the notebook's
 list of cells, 0-based, as ``nbformat`` reads it), its line in the cell, its source,
 and how many seeds pass; ``--out`` writes the same as JSON, with the failing seeds,
-each run's errors and seconds, and the command. The quick profile and no progress bars
+each run's errors, seconds and glued values (myst-nb's ``glue``: the numbers the prose
+shows, to see how far a margin is from what the seeds give), and the command. The quick profile and no progress bars
 are set unless the environment says otherwise (``LAMALIB_PROFILE``,
 ``LAMALIB_PROGRESS``). ``--kernels avx2`` pins ``ATEN_CPU_CAPABILITY=avx2`` as CI
 does; ``native`` unsets it.
@@ -165,7 +166,15 @@ def _worker(instrumented: Path, workdir: str, records: str, timeout: int) -> Non
                 continue
             client.execute_cell(cell, index)
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            glued = {}  # myst-nb's glue(name, value): the numbers the prose shows
+            for o in cell.get("outputs", []):
+                name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+                if name:
+                    prefix = o["metadata"]["scrapbook"].get("mime_prefix", "")
+                    glued[name] = str(o.get("data", {}).get(prefix + "text/plain", ""))[:200]
             with open(records, "a") as f:
+                if glued:
+                    f.write(json.dumps({"kind": "glue", "values": glued}) + "\n")
                 f.write(json.dumps({
                     "kind": "cell", "cell": index - 1,  # the setup cell is not counted
                     "error": (f"{errors[0]['ename']}: {errors[0]['evalue']}"[:300]
@@ -214,9 +223,10 @@ def run_seed(instrumented: Path, workdir: Path, seed: int, kernels: str,
                 if r["kind"] == "check" and r["outcome"] != "pass"}
     cell_errors = {str(r["cell"]): r["error"] for r in lines
                    if r["kind"] == "cell" and r["error"]}
+    glued = {k: v for r in lines if r["kind"] == "glue" for k, v in r["values"].items()}
     return {"seed": seed, "seconds": round(seconds, 1), "timed_out": timed_out,
             "exit_code": proc.returncode, "checks": checks, "messages": messages,
-            "cell_errors": cell_errors,
+            "cell_errors": cell_errors, "glue": glued,
             "tail": output[-2000:] if (proc.returncode or timed_out) else ""}
 
 

@@ -31,6 +31,8 @@ def _notebook(path: Path) -> Path:
         nbformat.v4.new_code_cell(
             "def never_called():\n"
             "    assert False  # inside a def: not a check of the notebook\n"
+            "from myst_nb import glue\n"
+            "glue('half_seed', seed / 2, display=False)\n"
             "reached = True\n"
             "assert reached and os.environ['SEED_SWEEP_TEST'] == '1'"),
     ]
@@ -49,7 +51,7 @@ def test_parse_seeds():
 def test_instrument_finds_top_level_asserts_only(tmp_path):
     nb = nbformat.read(_notebook(tmp_path), as_version=4)
     instrumented, found = seed_sweep.instrument(nb, str(tmp_path / "r.jsonl"))
-    assert [(a["cell"], a["line"]) for a in found] == [(1, 4), (2, 2), (2, 5), (3, 4)]
+    assert [(a["cell"], a["line"]) for a in found] == [(1, 4), (2, 2), (2, 5), (3, 6)]
     assert found[0]["source"] == "assert seed % 2 == 0, 'an odd seed'"
     assert instrumented.cells[0].cell_type == "code"  # the recorder comes first
     assert len(instrumented.cells) == len(nb.cells) + 1
@@ -71,7 +73,7 @@ def test_counts_per_assert_and_later_cells_still_run(tmp_path, capsys):
     # seed 1 raises before the last assert of its cell: not reached, not passed
     assert rows[(2, 5)]["passed"] == 3 and rows[(2, 5)]["not_reached_seeds"] == [1]
     # a failing assert (seeds 1, 3) and a cell error (seed 1) do not stop later cells
-    assert rows[(3, 4)]["passed"] == 4
+    assert rows[(3, 6)]["passed"] == 4
     runs = {r["seed"]: r for r in result["runs"]}
     assert runs[1]["cell_errors"] == {"2": "ValueError: boom"}
     assert not any(runs[s]["cell_errors"] for s in (0, 2, 3))
@@ -79,4 +81,6 @@ def test_counts_per_assert_and_later_cells_still_run(tmp_path, capsys):
     assert result["seeds"] == [0, 1, 2, 3] and result["kernels"] == "native"
     table = capsys.readouterr().out
     assert "| 1 | 4 | `assert seed % 2 == 0, 'an odd seed'` | 2/4 ** | 1, 3 |" in table
-    assert "| 3 | 4 |" in table and "4/4 |" in table
+    assert runs[3]["glue"] == {"half_seed": "1.5"}  # the glued values, per seed
+    assert result["complete"] and result["finished"]
+    assert "| 3 | 6 |" in table and "4/4 |" in table

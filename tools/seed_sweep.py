@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -298,7 +299,49 @@ def main(argv: list[str] | None = None) -> int:
     nb_run, found = instrument(nb, "/dev/null")
     nbformat.write(nb_run, instrumented)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        shown = str(notebook.relative_to(ROOT))
+    except ValueError:
+        shown = str(notebook)
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, text=True,
+                                capture_output=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--", "lamalib",
+                                     str(notebook)], cwd=ROOT, text=True,
+                                    capture_output=True).stdout.strip())
+    except OSError:
+        commit, dirty = "", None
+    env = {k: os.environ[k] for k in sorted(os.environ)
+           if k.startswith("LAMALIB_") or k in ("OMP_NUM_THREADS",)}
     runs: list[dict] = []
+    lock = threading.Lock()
+
+    def write(complete: bool) -> None:
+        # after every seed, so a sweep cut short keeps the seeds it finished
+        if not args.out:
+            return
+        done = sorted(runs, key=lambda r: args.seeds.index(r["seed"]))
+        payload = {
+            "notebook": shown,
+            "notebook_sha256": hashlib.sha256(notebook_bytes).hexdigest(),
+            "command": "python tools/seed_sweep.py " + " ".join(
+                shlex.quote(a) for a in argv),
+            "started": started,
+            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")
+            if complete else None,
+            "complete": complete,
+            "git_commit": commit, "git_dirty": dirty,
+            "kernels": args.kernels, "environment": env,
+            "machine": platform.machine(), "python": platform.python_version(),
+            "seeds": [r["seed"] for r in done], "seeds_asked": args.seeds,
+            "timeout_s": args.timeout,
+            "asserts": summarise(found, done),
+            "runs": done,
+        }
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        part = args.out.with_suffix(".part")
+        part.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        part.replace(args.out)
 
     def one(seed: int) -> dict:
         r = run_seed(instrumented, notebook.parent, seed, args.kernels, args.timeout)
@@ -306,44 +349,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seed {seed}: {r['seconds']:.0f} s, {len(r['checks'])} asserts reached, "
               f"{bad} not passing, {len(r['cell_errors'])} cell errors"
               + (", timed out" if r["timed_out"] else ""), file=sys.stderr, flush=True)
+        with lock:
+            runs.append(r)
+            write(complete=False)
         return r
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        runs = list(pool.map(one, args.seeds))
+        list(pool.map(one, args.seeds))
     tmp.cleanup()
-    rows = summarise(found, runs)
-    try:
-        shown = str(notebook.relative_to(ROOT))
-    except ValueError:
-        shown = str(notebook)
-    print(markdown(shown, rows, runs))
-    if args.out:
-        try:
-            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, text=True,
-                                    capture_output=True).stdout.strip()
-            dirty = bool(subprocess.run(["git", "status", "--porcelain", "--", "lamalib",
-                                         str(notebook)], cwd=ROOT, text=True,
-                                        capture_output=True).stdout.strip())
-        except OSError:
-            commit, dirty = "", None
-        env = {k: os.environ[k] for k in sorted(os.environ)
-               if k.startswith("LAMALIB_") or k in ("OMP_NUM_THREADS",)}
-        payload = {
-            "notebook": shown,
-            "notebook_sha256": hashlib.sha256(notebook_bytes).hexdigest(),
-            "command": "python tools/seed_sweep.py " + " ".join(
-                shlex.quote(a) for a in argv),
-            "started": started,
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "git_commit": commit, "git_dirty": dirty,
-            "kernels": args.kernels, "environment": env,
-            "machine": platform.machine(), "python": platform.python_version(),
-            "seeds": args.seeds, "timeout_s": args.timeout,
-            "asserts": rows,
-            "runs": runs,
-        }
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+    runs.sort(key=lambda r: args.seeds.index(r["seed"]))
+    print(markdown(shown, summarise(found, runs), runs))
+    write(complete=True)
     return 0
 
 

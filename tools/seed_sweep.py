@@ -289,8 +289,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=int, default=600,
                    help="seconds one seed's run may take (default 600)")
     p.add_argument("--out", type=Path, help="write the table and the runs as JSON")
+    p.add_argument("--cwd", type=Path,
+                   help="the folder the kernel runs in (default: the notebook's): to "
+                        "sweep a copy of a chapter kept elsewhere, e.g. the version "
+                        "before a change, from book/")
     args = p.parse_args(argv)
     notebook = args.notebook.resolve()
+    workdir = (args.cwd or notebook.parent).resolve()
     notebook_bytes = notebook.read_bytes()
     nb = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
     # the notebook is read once: a chapter edited while the sweep runs does not change it
@@ -324,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         payload = {
             "notebook": shown,
             "notebook_sha256": hashlib.sha256(notebook_bytes).hexdigest(),
+            "cwd": str(workdir),
             "command": "python tools/seed_sweep.py " + " ".join(
                 shlex.quote(a) for a in argv),
             "started": started,
@@ -344,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         part.replace(args.out)
 
     def one(seed: int) -> dict:
-        r = run_seed(instrumented, notebook.parent, seed, args.kernels, args.timeout)
+        r = run_seed(instrumented, workdir, seed, args.kernels, args.timeout)
         bad = sum(o != "pass" for o in r["checks"].values())
         print(f"seed {seed}: {r['seconds']:.0f} s, {len(r['checks'])} asserts reached, "
               f"{bad} not passing, {len(r['cell_errors'])} cell errors"

@@ -172,7 +172,7 @@ def _worker(instrumented: Path, workdir: str, records: str, timeout: int) -> Non
                 name = o.get("metadata", {}).get("scrapbook", {}).get("name")
                 if name:
                     prefix = o["metadata"]["scrapbook"].get("mime_prefix", "")
-                    glued[name] = str(o.get("data", {}).get(prefix + "text/plain", ""))[:200]
+                    glued[name] = str(o.get("data", {}).get(prefix + "text/plain", ""))[:1000]
             with open(records, "a") as f:
                 if glued:
                     f.write(json.dumps({"kind": "glue", "values": glued}) + "\n")

@@ -83,4 +83,9 @@ def test_counts_per_assert_and_later_cells_still_run(tmp_path, capsys):
     assert "| 1 | 4 | `assert seed % 2 == 0, 'an odd seed'` | 2/4 ** | 1, 3 |" in table
     assert runs[3]["glue"] == {"half_seed": "1.5"}  # the glued values, per seed
     assert result["complete"] and result["finished"]
+    # no folder of this machine in it (tests/test_machine_paths.py)
+    assert str(tmp_path) not in out.read_text() and "/tmp" not in out.read_text()
+    assert result["notebook"] == "tiny.ipynb"
+    assert result["command"] == ("python tools/seed_sweep.py tiny.ipynb --seeds 0-3 "
+                                 "--jobs 2 --kernels native --timeout 120")
     assert "| 3 | 6 |" in table and "4/4 |" in table

@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 import platform
-import shlex
+import re
 import signal
 import subprocess
 import sys
@@ -247,6 +247,31 @@ def summarise(found: list[dict], runs: list[dict]) -> list[dict]:
     return rows
 
 
+# a folder of this machine inside free text (a traceback, a message): kept to its name
+_MACHINE_PATH = re.compile(
+    r"(?<![\w.:/~+-])/[\w.~+-]+(?:/[\w.~+-]*)+"
+    r"|(?<![\w.:/~+-])/(?:tmp|work|root|home|Users|mnt|var|opt|srv|private|scratch)\b"
+    r"|(?<![\w~])~/[\w.~+/-]*")
+
+
+def portable(value):
+    """``value`` with no folder of this machine in it (results files are the same on
+    every machine: tests/test_machine_paths.py): a path is named relative to the
+    repository or by its file name, a path inside a text by its last part."""
+    from lamalib.provenance import looks_like_path, portable_path
+
+    if isinstance(value, str):
+        if looks_like_path(value):
+            return portable_path(value)
+        return _MACHINE_PATH.sub(lambda m: m.group(0).rstrip("/").rsplit("/", 1)[-1]
+                                 or "<path>", value)
+    if isinstance(value, dict):
+        return {k: portable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [portable(v) for v in value]
+    return value
+
+
 def markdown(notebook: str, rows: list[dict], runs: list[dict]) -> str:
     out = [f"### {notebook}: {len(runs)} seeds", "",
            "| cell | line | assert | seeds passing | failing seeds |",
@@ -273,6 +298,8 @@ def markdown(notebook: str, rows: list[dict], runs: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from lamalib.provenance import command_line
+
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--_worker"]:
         _worker(Path(argv[1]), argv[2], argv[3], int(argv[4]))
@@ -330,8 +357,8 @@ def main(argv: list[str] | None = None) -> int:
             "notebook": shown,
             "notebook_sha256": hashlib.sha256(notebook_bytes).hexdigest(),
             "cwd": str(workdir),
-            "command": "python tools/seed_sweep.py " + " ".join(
-                shlex.quote(a) for a in argv),
+            "command": command_line(argv, "python tools/seed_sweep.py",
+                                    local=("--out",)),
             "started": started,
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")
             if complete else None,
@@ -346,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
         }
         args.out.parent.mkdir(parents=True, exist_ok=True)
         part = args.out.with_suffix(".part")
-        part.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        part.write_text(json.dumps(portable(payload), indent=1, ensure_ascii=False)
+                        + "\n")
         part.replace(args.out)
 
     def one(seed: int) -> dict:

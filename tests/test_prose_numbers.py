@@ -26,6 +26,7 @@ CONSTANTS: dict[str, set[str]] = {
     "06_transformer.ipynb": {"0.95"},  # the threshold of a "confident" top probability
     "reproductions.ipynb": {"1.61"},  # ln 5, the loss of a uniform guess over 5 classes
     "10_multiscale.ipynb": {"0.1", "0.3"},  # dropout rates the runs were given
+    "appendix_msa.ipynb": {"0.1", "0.3"},  # dropout rates the runs were given
     "08_lama.ipynb": {"0.1"},  # a SAN penalty weight the page names (a setting)
 }
 

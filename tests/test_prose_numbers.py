@@ -27,6 +27,7 @@ CONSTANTS: dict[str, set[str]] = {
     # ln 5, the loss of a uniform guess over 5 classes; the family-wise level of Holm
     "reproductions.ipynb": {"1.61", "0.05"},
     "10_multiscale.ipynb": {"0.1", "0.3"},  # dropout rates the runs were given
+    "appendix_msa.ipynb": {"0.1", "0.3"},  # dropout rates the runs were given
     "08_lama.ipynb": {"0.1"},  # a SAN penalty weight the page names (a setting)
     "appendix_lama.ipynb": {"0.1"},  # the same SAN penalty weight, on its appendix
 }

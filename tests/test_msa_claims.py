@@ -1,0 +1,127 @@
+"""The Multi-Scale Transformer's claims rows (lamalib.experiments.msa_claims) that chapter
+10 and the Reproductions page both show, on constructed results: the MTL-16 mean over
+domains, SST-5 not run, the verdict under plain patience, Table 6 on MR and the speed
+measurement."""
+
+import json
+
+from lamalib.experiments.claims import INCONCLUSIVE, NOT_RUN, REPRODUCED, REVERSED
+from lamalib.experiments.msa_claims import msa_claims
+
+RISE = 0.1
+
+
+def history(best, epochs=11, stall=False):
+    # validation peaks at epoch ``best``; training accuracy rises from epoch 2 on,
+    # or (stall) only from epoch 8 on
+    return [{"epoch": e, "valid_accuracy": 0.7 - 0.01 * abs(e - best),
+             "train_accuracy": 0.5 + (0.2 if e >= (8 if stall else 2) else 0.0),
+             "train_loss": 1.0 / e, "seconds": 30.0} for e in range(1, epochs + 1)]
+
+
+def run(model, dataset, seed, acc, best=6, epochs=11, rule=True, stall=False,
+        options=None):
+    return {"experiment": "msa", "model": model, "dataset": dataset,
+            "config": {"seed": seed,
+                       "train": {"epochs": 40, "patience": 5,
+                                 **({"stop_after_rise": RISE} if rule else {})},
+                       "model_options": options or {}},
+            "metrics": {"test_accuracy": acc, "best_epoch": best,
+                        "best_valid_accuracy": 0.7},
+            "history": history(best, epochs, stall)}
+
+
+def write(folder, runs):
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in runs:
+        name = f"msa__{r['model']}__{r['dataset']}__s{r['config']['seed']}.json"
+        (folder / name).write_text(json.dumps(r))
+
+
+def seeds(model, dataset, accs, **kw):
+    return [run(model, dataset, s, a, **kw) for s, a in enumerate(accs)]
+
+
+# three MTL-16 domains where the Multi-Scale Transformer is 4, 5 and 6 points ahead
+GRID = [r for d, lead in (("mtl16_mr", 4), ("mtl16_books", 5), ("mtl16_dvd", 6))
+        for r in seeds("ms_transformer", d, [0.70 + lead / 100, 0.72 + lead / 100,
+                                             0.74 + lead / 100])
+        + seeds("transformer", d, [0.70, 0.72, 0.74])]
+
+
+def by_source(claims):
+    return {c.source: c for c in claims}
+
+
+def test_mtl16_is_judged_over_domains_and_sst5_not_run(tmp_path):
+    sweeps = tmp_path / "results" / "sweeps"
+    sweeps.mkdir(parents=True)
+    claims = msa_claims(GRID + [run("te", "mtl16_mr", 0, 0.9)], sweeps)
+    rows = by_source(claims)
+    # MTL-16, SST-5 and the vectors row; no Table 6 folder and no speed file
+    assert len(claims) == 3 and all(c.paper == "msa" for c in claims)
+    mtl = rows["Experiments, on Table 3"]
+    # domains are the unit: +4, +5, +6 -> +5.0 with s.e. 0.58, t(2) = 4.30
+    assert mtl.verdict == REPRODUCED and mtl.figure == "+3.56"
+    assert mtl.ours.startswith("+5.0 [+2.5, +7.5]")
+    assert mtl.why.startswith("3 of 16 domains, at least 3 seeds each")
+    # every run stops where plain patience would: the same verdict under it
+    assert mtl.plain.startswith(REPRODUCED + ": +5.0 [")
+    sst = rows["Experiments, on Table 2"]
+    assert sst.verdict == NOT_RUN and sst.ours == NOT_RUN
+    assert rows["chapter 10's appendix"].verdict == NOT_RUN
+
+
+def test_the_plain_patience_column_reads_the_replaced_runs(tmp_path):
+    sweeps = tmp_path / "results" / "sweeps"
+    # MR's Transformer, seed 0: an early validation peak and a slow start, continued
+    # by the rule to 79 %; under plain patience it stopped at epoch 6 with 60 %
+    grid = [r for r in GRID if not (r["model"] == "transformer"
+                                    and r["dataset"] == "mtl16_mr"
+                                    and r["config"]["seed"] == 0)]
+    grid.append(run("transformer", "mtl16_mr", 0, 0.79, best=1, epochs=14, stall=True))
+    write(sweeps / "msa_plain_patience",
+          [run("transformer", "mtl16_mr", 0, 0.60, best=1, epochs=6, rule=False,
+               stall=True)])
+    mtl = by_source(msa_claims(grid, sweeps))["Experiments, on Table 3"]
+    # the rule's grid: MR +1, books +5, dvd +6 -> the interval holds 0 and 3.56
+    assert mtl.verdict.startswith(INCONCLUSIVE)
+    # plain patience: MR becomes +7.3 -> the mean over domains clear of 0
+    assert mtl.plain.startswith("depends on the stopping rule: +6.1 [")
+    # without the plain run, the column names the domain it could not replace
+    (sweeps / "msa_plain_patience" / "msa__transformer__mtl16_mr__s0.json").unlink()
+    mtl = by_source(msa_claims(grid, sweeps))["Experiments, on Table 3"]
+    assert mtl.plain.endswith("(without mr: no plain-patience runs)")
+
+
+def test_table6_and_speed_rows(tmp_path):
+    results = tmp_path / "results"
+    sweeps = results / "sweeps"
+    # the grid's MR model (74, 76, 78) against single scales 3 points and 1 point
+    # below it, and alpha -0.5 two points above it
+    write(sweeps / "msa_scales_mr" / "single_1",
+          seeds("ms_transformer", "mtl16_mr", [0.71, 0.73, 0.75]))
+    write(sweeps / "msa_scales_mr" / "single_N2",
+          seeds("ms_transformer", "mtl16_mr", [0.73, 0.76, 0.76]))
+    write(sweeps / "msa_scales_mr" / "alpha_-0.5",
+          seeds("ms_transformer", "mtl16_mr", [0.76, 0.78, 0.80]))
+    write(sweeps / "msa_scales_mr" / "alpha_1.0",
+          seeds("ms_transformer", "mtl16_mr", [0.70, 0.70, 0.70]))
+    (results / "benchmark__paper_speed.json").write_text(json.dumps({
+        "hardware": {"name": "a test CPU"},
+        "metrics": {"msa": {"ratios": {
+            "109": {"transformer_over_ms_inference_time": 1.84},
+            "22": {"transformer_over_ms_inference_time": 2.2}}}}}))
+    claims = msa_claims(GRID, sweeps)
+    table6 = [c for c in claims if c.source == "Analysis, Table 6"]
+    # the closest single scale decides (single_N2), and only the negative alpha is
+    # judged (the paper ranks no positive one)
+    assert [c.text.rsplit(" ", 1)[-1] for c in table6] == ["single_N2", "-0.5"]
+    single, alpha = table6
+    assert single.figure == "+1.6" and single.ours.startswith("+1.0 [")
+    assert alpha.verdict == REVERSED and alpha.figure == "—"
+    speed = by_source(claims)["Experiments, Figure 4"]
+    assert speed.verdict == "not comparable" and speed.figure == "6.5×"
+    # the lengths in order, one decimal
+    assert speed.ours == "test batch of 128: 2.2× at 22, 1.8× at 109"
+    assert "a test CPU" in speed.why

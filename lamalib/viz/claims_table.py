@@ -28,4 +28,4 @@ def claims_table(claims: Sequence, plain: bool | None = None):
             .set_properties(**{"white-space": "normal", "text-align": "left"})
             .set_properties(subset=[COLUMNS["text"], COLUMNS["ours"]],
                             **{"max-width": "12em"})
-            .set_properties(subset=[COLUMNS["why"]], **{"min-width": "10em"}))
+            .set_properties(subset=[COLUMNS["why"]], **{"min-width": "8em"}))

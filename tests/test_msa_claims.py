@@ -125,3 +125,23 @@ def test_table6_and_speed_rows(tmp_path):
     # the lengths in order, one decimal
     assert speed.ours == "test batch of 128: 2.2× at 22, 1.8× at 109"
     assert "a test CPU" in speed.why
+
+
+def test_window_readings_pair_the_radius_runs_with_the_grid_by_seed(tmp_path):
+    from lamalib.experiments.msa_claims import window_readings
+
+    sweeps = tmp_path / "results" / "sweeps"
+    sweeps.mkdir(parents=True)
+    assert window_readings(GRID, sweeps) == []  # no radius runs: no rows
+    # dvd under the radius reading: 2 points below the grid's width runs on seeds 0 and 1
+    # (seed 2 not run), so the radius reading leads the Transformer by 4, width by 6
+    write(sweeps / "msa_window_long" / "radius",
+          [run("ms_transformer", "mtl16_dvd", s, a, options={"window": "radius"})
+           for s, a in ((0, 0.74), (1, 0.76))])
+    (row,) = window_readings(GRID, sweeps)
+    assert row["dataset"] == "mtl16_dvd" and row["radius"].n == 2
+    assert abs(row["radius_minus_width"].diff.mean + 2) < 1e-9
+    assert row["radius_minus_width"].diff.n == 2  # paired: the seeds both ran
+    assert abs(row["lead_radius"].diff.mean - 4) < 1e-9
+    assert abs(row["lead_width"].diff.mean - 6) < 1e-9 and row["lead_width"].diff.n == 2
+    assert row["width"].n == 3 and abs(row["transformer"].mean - 72) < 1e-9

@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from lamalib.experiments.claims import Claim, Verdict, judge, sensitivity
-from lamalib.experiments.comparison import (accuracies, compare, overall,
+from lamalib.experiments.comparison import (accuracies, compare, estimate, overall,
                                             paired_difference, under_plain_patience)
 from lamalib.experiments.papers import PAPERS
 from lamalib.experiments.results import load_results
@@ -145,3 +145,32 @@ def msa_claims(runs: list[dict], sweeps_dir: Path,
             + ") against their GPU and DGL kernels: a measurement, not a test of their "
             "figure"))
     return claims
+
+
+def window_readings(runs: list[dict], sweeps_dir: Path) -> list[dict]:
+    """What the reading of ω does to the grid on long reviews: per domain that
+    ``sweeps_dir/msa_window_long/radius/`` holds, the grid's Multi-Scale Transformer
+    (the width reading) and the same runs under the radius reading, paired by seed, and
+    each reading's lead over the grid's matched Transformer. One dict per domain:
+    ``dataset``, ``width`` / ``radius`` / ``transformer`` (:class:`Estimate` of test
+    accuracy, points), ``radius_minus_width``, ``lead_width``, ``lead_radius``
+    (:class:`Verdict` of each paired difference)."""
+    folder = Path(sweeps_dir) / "msa_window_long" / "radius"
+    radius_runs = load_results(folder) if folder.is_dir() else []
+    msa_runs = [r for r in runs if r["experiment"] == "msa"]
+    rows = []
+    for dataset in sorted({r["dataset"] for r in radius_runs}):
+        width = accuracies(msa_runs, "ms_transformer", dataset)
+        radius = accuracies(radius_runs, "ms_transformer", dataset)
+        transformer = accuracies(msa_runs, "transformer", dataset)
+        rows.append({
+            "dataset": dataset,
+            "width": estimate(list(width.values())),
+            "radius": estimate(list(radius.values())),
+            "transformer": estimate(list(transformer.values())),
+            "radius_minus_width": judge(paired_difference(radius, width)),
+            "lead_width": judge(paired_difference(
+                {s: width[s] for s in radius if s in width}, transformer)),
+            "lead_radius": judge(paired_difference(radius, transformer)),
+        })
+    return rows

@@ -25,7 +25,8 @@ def claims_table(claims: Sequence, plain: bool | None = None):
     if not plain:
         frame = frame.drop(columns="plain")
     return (frame.rename(columns=COLUMNS).style.hide(axis="index")
-            .set_properties(**{"white-space": "normal", "text-align": "left"})
+            .set_properties(**{"white-space": "normal", "text-align": "left",
+                               "vertical-align": "top"})
             .set_properties(subset=[COLUMNS["text"], COLUMNS["ours"]],
                             **{"max-width": "12em"})
             .set_properties(subset=[COLUMNS["why"]], **{"min-width": "8em"}))

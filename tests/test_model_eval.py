@@ -91,18 +91,18 @@ def test_predict_top_k_gives_the_k_most_probable_labels(tmp_path, capsys, folder
     lines.write_text("funny\n\ndull film .\n")
     main(["predict", "--model", str(folder), "--file", str(lines), "--top-k", "2"])
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "text\tlabel1\tprobability1\tlabel2\tprobability2"
-    assert out[2] == "\t\t\t\t"  # the blank line's row
+    assert out[0] == "text\tlabel1\tprobability1\tlabel2\tprobability2\tknown"
+    assert out[2] == "\t\t\t\t\t"  # the blank line's row
     probs = load_model(folder).logits(["funny", "dull film ."]).softmax(-1)
     for row, p in zip([out[1], out[3]], probs):
         cells = row.split("\t")
         order = p.argsort(descending=True)[:2].tolist()
-        assert cells[1::2] == [LABELS[i] for i in order]
-        assert [float(c) for c in cells[2::2]] == pytest.approx(
+        assert cells[1:5:2] == [LABELS[i] for i in order]
+        assert [float(c) for c in cells[2:-1:2]] == pytest.approx(
             p[order].tolist(), abs=1e-4)
     main(["predict", "--model", str(folder), "funny", "--top-k", "3"])
     cells = capsys.readouterr().out.splitlines()[1].split("\t")
-    assert sorted(cells[1::2]) == LABELS
+    assert sorted(cells[1:-1:2]) == LABELS
     assert sum(float(c) for c in cells[2::2]) == pytest.approx(1, abs=1e-3)
 
 

@@ -221,8 +221,8 @@ def test_predict_prints_tsv_for_texts_and_a_file(tmp_path, capsys):
     lines.write_text("dull film .\n\nfunny\n")
     main(["predict", "--model", str(folder), "a warm\tfilm", "--file", str(lines)])
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "text\tlabel\tprobability"
-    assert out[3] == "\t\t"  # the blank line's row: empty, and in its place
+    assert out[0] == "text\tlabel\tprobability\tknown"
+    assert out[3] == "\t\t\t"  # the blank line's row: empty, and in its place
     rows = [line.split("\t") for line in out[1:3] + out[4:]]
     assert [r[0] for r in rows] == ["a warm film", "dull film .", "funny"]
     expected = load_model(folder).predict(["a warm film", "dull film .", "funny"])

@@ -73,10 +73,10 @@ def test_predict_file_keeps_a_row_per_line(tmp_path, capsys):
     texts.write_text("a warm film\n\n  \na dull film\n")
     main(["predict", "--model", str(folder), "--file", str(texts)])
     rows = capsys.readouterr().out.splitlines()
-    assert rows[0] == "text\tlabel\tprobability"
+    assert rows[0] == "text\tlabel\tprobability\tknown"
     assert [r.split("\t")[0] for r in rows[1:]] == ["a warm film", "", "",
                                                    "a dull film"]
-    assert rows[2] == "\t\t" and rows[1].split("\t")[1] in ("neg", "pos")
+    assert rows[2] == "\t\t\t" and rows[1].split("\t")[1] in ("neg", "pos")
 
 
 def test_a_subcommands_usage_comes_with_its_error(capsys):
@@ -86,3 +86,24 @@ def test_a_subcommands_usage_comes_with_its_error(capsys):
     err = capsys.readouterr().err
     assert "usage: python -m lamalib.experiments attention" in err
     assert "unrecognized arguments: --nonsense" in err
+
+
+def test_predict_flags_a_text_with_no_word_the_model_knows(tmp_path, capsys):
+    from lamalib.data import Vocab
+    from lamalib.models import build_model
+    from lamalib.models.saved import load_model, save_model
+
+    vocab = Vocab.build(["a warm film", "a dull film"])
+    model = build_model("avg", vocab_size=len(vocab), num_classes=2, embed_dim=4)
+    folder = save_model(model, vocab, ["neg", "pos"], tmp_path / "m", name="avg",
+                        options={"embed_dim": 4})
+    assert load_model(folder).known_share(["a warm film", "a warm 🎬", "🎬 🍿"]) == \
+        pytest.approx([1.0, 2 / 3, 0.0])
+    main(["predict", "--model", str(folder), "a warm film", "🎬 🍿", "zzz qqq"])
+    captured = capsys.readouterr()
+    rows = [r.split("\t") for r in captured.out.splitlines()]
+    assert rows[0][-1] == "known" and [r[-1] for r in rows[1:]] == ["1.00", "0.00",
+                                                                     "0.00"]
+    warning = captured.err.strip()
+    assert warning.count("\n") == 0  # one line
+    assert "2 text(s) (line/argument 2, 3) have no word model 'avg' knows" in warning

@@ -276,9 +276,17 @@ def cmd_predict(args, argv) -> None:
             print(f"{_cell(first)}\t{_cell(second)}\t{_ranked(p, k)}")
         return
     texts = _texts(args)
-    print("\t".join(["text", *_header(k)]))
-    for text, p in zip(texts, _answers(texts, ranked)):
-        print(f"{_cell(text or '')}\t{_ranked(p, k)}")
+    known = _answers(texts, saved.known_share)  # None for a blank line
+    unknown = [i + 1 for i, share in enumerate(known) if share == 0.0]
+    if unknown:  # on stderr: the TSV on stdout stays one row per input line
+        shown = ", ".join(map(str, unknown[:5])) + (" ..." if len(unknown) > 5 else "")
+        print(f"warning: {len(unknown)} text(s) (line/argument {shown}) have no word "
+              f"model {saved.name!r} knows: their labels are guesses (the 'known' "
+              "column is 0)", file=sys.stderr)
+    print("\t".join(["text", *_header(k), "known"]))
+    for text, p, share in zip(texts, _answers(texts, ranked), known):
+        print(f"{_cell(text or '')}\t{_ranked(p, k)}\t"
+              + ("" if share is None else f"{share:.2f}"))
 
 
 def _attention_model(where: str):

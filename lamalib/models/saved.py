@@ -381,6 +381,23 @@ class SavedModel:
                               *self.encode(second, "hypothesis", max_len))
         return self.model(*self.encode(texts, max_len=max_len))
 
+    def known_share(self, texts: Sequence[str]) -> list[float]:
+        """Per text, the share of its tokens (special tokens aside) that the model's
+        vocabulary knows: 0 means every token is unknown to it, so its prediction says
+        nothing about the text."""
+        tokenizer = getattr(self.vocab, "tokenizer", None)  # a BERT's WordPiece ids
+        unk = tokenizer.unk_token_id if tokenizer is not None else self.vocab.unk_id
+        special = (set(tokenizer.all_special_ids) - {unk} if tokenizer is not None
+                   else {self.vocab.pad_id, self.vocab.cls_id} - {None})
+        shares = []
+        for text in texts:
+            try:
+                ids = [i for i in self.vocab.encode(text) if i not in special]
+            except ValueError:  # no tokens at all
+                ids = []
+            shares.append(sum(i != unk for i in ids) / len(ids) if ids else 0.0)
+        return shares
+
     def predict(self, texts: Sequence, max_len: int | None = None
                 ) -> list[Prediction]:
         """The most probable label of each text (or pair) and its probability;

@@ -107,3 +107,22 @@ def test_predict_flags_a_text_with_no_word_the_model_knows(tmp_path, capsys):
     warning = captured.err.strip()
     assert warning.count("\n") == 0  # one line
     assert "2 text(s) (line/argument 2, 3) have no word model 'avg' knows" in warning
+
+
+def test_a_utf8_file_read_as_latin1_warns_of_garbled_letters(tmp_path):
+    import warnings
+
+    from lamalib.data.textio import MojibakeWarning, decode
+
+    raw = "label\ttext\npos\tphim hay\nneg\tdở tệ quá\n".encode("utf-8")
+    with pytest.warns(MojibakeWarning) as caught:
+        text = decode(raw, "latin-1", "reviews.tsv")
+    assert "dá»\x9f" in text  # what latin-1 makes of "dở": garbled, as warned
+    (message,) = [str(w.message) for w in caught]
+    assert message.startswith("reviews.tsv: read as latin-1, but line 3 is UTF-8")
+    assert "'dở' in UTF-8" in message and "\n" not in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning where latin-1 is right
+        assert decode("café\n".encode("latin-1"), "latin-1", "f") == "café\n"
+        assert decode(raw, "utf-8", "f") == raw.decode("utf-8")
+        decode(b"plain ascii\n", "cp1252", "f")

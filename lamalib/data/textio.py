@@ -7,6 +7,7 @@ import bz2
 import codecs
 import gzip
 import lzma
+import warnings
 from pathlib import Path
 from typing import BinaryIO
 
@@ -45,17 +46,29 @@ BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
         (codecs.BOM_UTF16_BE, "utf-16"))
 
 
-def _holds_utf8(raw: bytes) -> bool:
-    """Whether some line of ``raw`` is UTF-8 beyond ASCII: a file that is UTF-8 but
-    for some lines, which no single 8-bit encoding would read right."""
-    for line in raw.split(b"\n"):
+class MojibakeWarning(UserWarning):
+    """A file read with a single-byte encoding whose non-ASCII lines are UTF-8: its
+    letters come out garbled ("Ã©" for "é")."""
+
+
+def _single_byte(codec: str) -> bool:
+    """Whether ``codec`` maps every byte to one character (Latin-1, cp1252, ...)."""
+    try:
+        return len(bytes(range(256)).decode(codec, errors="replace")) == 256
+    except LookupError:
+        return False
+
+
+def _utf8_line(raw: bytes) -> int | None:
+    """The number of the first line of ``raw`` that is UTF-8 beyond ASCII, if any."""
+    for number, line in enumerate(raw.split(b"\n"), 1):
         if not line.isascii():
             try:
                 line.decode("utf-8")
-                return True
+                return number
             except UnicodeDecodeError:
                 continue
-    return False
+    return None
 
 
 def decode(raw: bytes, encoding: str, where: str,
@@ -65,17 +78,19 @@ def decode(raw: bytes, encoding: str, where: str,
 
     Undecodable bytes are an error that names ``where``, the line and the option
     (``option`` formatted with an encoding's name); nothing is guessed. A file that is
-    UTF-8 elsewhere is told which line is not, never advised another encoding.
+    UTF-8 elsewhere is told which line is not, never advised another encoding; read
+    with a single-byte encoding (Latin-1, cp1252), a file whose non-ASCII lines are
+    UTF-8 gives one :class:`MojibakeWarning` naming the first such line.
     """
     utf8 = codecs.lookup(encoding).name == "utf-8"
     codec = next((c for bom, c in BOMS if raw.startswith(bom)),
                  "utf-8") if utf8 else encoding
     try:
-        return raw.decode(codec)
+        text = raw.decode(codec)
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
         bad = raw[err.start : err.end]
-        if codec == "utf-8" and _holds_utf8(raw):
+        if codec == "utf-8" and _utf8_line(raw) is not None:
             before = ("the line before it is" if line == 2 else
                       f"the {line - 1} lines before it are")
             raise ValueError(
@@ -90,6 +105,18 @@ def decode(raw: bytes, encoding: str, where: str,
             f"{option.format('cp1252')} or {option.format('latin-1')} for a file "
             "saved by older Windows or Excel, or re-save the file as UTF-8."
         ) from err
+
+    line = _utf8_line(raw) if not utf8 and _single_byte(codec) else None
+    if line is not None:
+        shown = raw.split(b"\n")[line - 1]
+        word = next(w for w in shown.split() if not w.isascii())
+        warnings.warn(
+            f"{where}: read as {encoding}, but line {line} is UTF-8 "
+            f"({word.decode(codec)[:30]!r} here is {word.decode('utf-8')[:30]!r} in "
+            "UTF-8): if the file is UTF-8, drop the encoding option (a line that is "
+            "not UTF-8 will then be named)",
+            MojibakeWarning, stacklevel=2)
+    return text
 
 
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:

@@ -59,13 +59,13 @@ def _single_byte(codec: str) -> bool:
         return False
 
 
-def _utf8_line(raw: bytes) -> int | None:
-    """The number of the first line of ``raw`` that is UTF-8 beyond ASCII, if any."""
+def _utf8_line(raw: bytes) -> tuple[int, bytes] | None:
+    """The first line of ``raw`` that is UTF-8 beyond ASCII, if any, with its number."""
     for number, line in enumerate(raw.split(b"\n"), 1):
         if not line.isascii():
             try:
                 line.decode("utf-8")
-                return number
+                return number, line
             except UnicodeDecodeError:
                 continue
     return None
@@ -106,9 +106,9 @@ def decode(raw: bytes, encoding: str, where: str,
             "saved by older Windows or Excel, or re-save the file as UTF-8."
         ) from err
 
-    line = _utf8_line(raw) if not utf8 and _single_byte(codec) else None
-    if line is not None:
-        shown = raw.split(b"\n")[line - 1]
+    found = _utf8_line(raw) if not utf8 and _single_byte(codec) else None
+    if found is not None:
+        line, shown = found
         word = next(w for w in shown.split() if not w.isascii())
         warnings.warn(
             f"{where}: read as {encoding}, but line {line} is UTF-8 "

@@ -107,6 +107,23 @@ def test_a_setting_is_chosen_on_validation_among_those_with_enough_seeds():
     assert all(r["dataset"] == "d" for r in runs)
     assert choose_on_validation(settings, "d", min_seeds=2)[0] == 0.0
     assert choose_on_validation(settings, "e") == (None, [], [])
+    # seeds added to one setting later (to judge a close comparison) do not enter the
+    # choice: the settings are compared on the seeds all of them ran
+    more = {**settings, 1.0: settings[1.0] + [valid_run("d", s, .99, .99) for s in (3, 4)]}
+    assert choose_on_validation(more, "d")[0] == 0.1
+    more = {**settings, 0.1: settings[0.1] + [valid_run("d", s, .50, .50) for s in (3, 4)]}
+    chosen, runs, _ = choose_on_validation(more, "d")
+    assert chosen == 0.1 and [r["config"]["seed"] for r in runs] == [0, 1, 2, 3, 4]
+    # once both ran them, the added seeds count for both
+    more[1.0] = settings[1.0] + [valid_run("d", s, .99, .99) for s in (3, 4)]
+    assert choose_on_validation(more, "d")[0] == 1.0
+    # settings that share fewer seeds than that: each on its three lowest
+    late = {1.0: [valid_run("d", s, .9, .9) for s in (0, 1, 2, 9)],
+            0.5: [valid_run("d", s, .8 if s < 8 else .1, .9) for s in (5, 6, 7, 8)]}
+    assert choose_on_validation(late, "d")[0] == 1.0
+    late[0.5][0]["metrics"]["best_valid_accuracy"] = 1.0  # seed 5: 0.87 on average
+    late[1.0][-1]["metrics"]["best_valid_accuracy"] = 0.0  # seed 9: not among the three
+    assert choose_on_validation(late, "d")[0] == 1.0
 
 
 def test_choice_text_names_the_setting_and_how_it_was_chosen():

@@ -118,17 +118,27 @@ def choose_on_validation(settings: dict[object, list[dict]], dataset: str,
 
     ``settings`` maps each setting to its runs (any datasets). Among the settings with
     at least ``min_seeds`` runs on ``dataset``, the one with the highest mean best
-    validation accuracy (``metrics["best_valid_accuracy"]``) wins. Returns ``(setting,
-    its runs on dataset, the settings compared, largest first)``, or ``(None, [], [])``
-    when no setting has enough seeds.
+    validation accuracy (``metrics["best_valid_accuracy"]``) wins. The settings are
+    compared on the seeds all of them ran (each on its ``min_seeds`` lowest seeds when
+    they share fewer), so seeds added later to the chosen setting, to judge a close
+    comparison, cannot change the choice. Returns ``(setting, all its runs on
+    dataset, the settings compared, largest first)``, or ``(None, [], [])`` when no
+    setting has enough seeds.
     """
     ready = {s: [r for r in runs if r["dataset"] == dataset]
              for s, runs in settings.items()}
     ready = {s: runs for s, runs in ready.items() if len(runs) >= min_seeds}
     if not ready:
         return None, [], []
-    best = max(ready, key=lambda s: estimate(
-        [r["metrics"]["best_valid_accuracy"] for r in ready[s]]).mean)
+    seeds = {s: sorted(r["config"]["seed"] for r in runs) for s, runs in ready.items()}
+    shared = set.intersection(*map(set, seeds.values()))
+
+    def score(setting):  # mean best validation accuracy over the seeds compared
+        used = shared if len(shared) >= min_seeds else set(seeds[setting][:min_seeds])
+        return estimate([r["metrics"]["best_valid_accuracy"] for r in ready[setting]
+                         if r["config"]["seed"] in used]).mean
+
+    best = max(ready, key=score)
     return best, ready[best], sorted(ready, reverse=True)
 
 

@@ -7,6 +7,7 @@ import json
 
 from lamalib.experiments.claims import INCONCLUSIVE, NOT_RUN, REPRODUCED, REVERSED
 from lamalib.experiments.msa_claims import msa_claims
+from results_helpers import over_seeds, write_runs
 
 RISE = 0.1
 
@@ -31,15 +32,11 @@ def run(model, dataset, seed, acc, best=6, epochs=11, rule=True, stall=False,
             "history": history(best, epochs, stall)}
 
 
-def write(folder, runs):
-    folder.mkdir(parents=True, exist_ok=True)
-    for r in runs:
-        name = f"msa__{r['model']}__{r['dataset']}__s{r['config']['seed']}.json"
-        (folder / name).write_text(json.dumps(r))
+write = write_runs
 
 
 def seeds(model, dataset, accs, **kw):
-    return [run(model, dataset, s, a, **kw) for s, a in enumerate(accs)]
+    return over_seeds(run, model, dataset, accs, **kw)
 
 
 # three MTL-16 domains where the Multi-Scale Transformer is 4, 5 and 6 points ahead

@@ -8,31 +8,12 @@ import torch
 from lamalib.data import Vocab
 from lamalib.models import build_model
 from lamalib.models.saved import WEIGHTS, SavedModelError, load_model, save_model
-
-WORDPIECES = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "warm", "film",
-              "dull", "fun", "##ny", "mess", ",", "."]
-BERT = dict(pretrained_name=None, hidden=8, layers=1, heads=2, intermediate=16,
-            max_positions=32)
-
-
-def _wordpiece(tmp_path, max_length):
-    transformers = pytest.importorskip("transformers")
-    from lamalib.models.bert import BertTokens
-
-    ids = {w: i for i, w in enumerate(WORDPIECES)}
-    try:  # transformers 5: BertTokenizer takes the vocabulary itself
-        tokenizer = transformers.BertTokenizer(vocab=ids, do_lower_case=True)
-    except TypeError:  # transformers 4: a vocabulary file
-        vocab_file = tmp_path / "wordpiece.txt"
-        vocab_file.write_text("\n".join(WORDPIECES) + "\n")
-        tokenizer = transformers.BertTokenizerFast(vocab_file=str(vocab_file))
-    return BertTokens(tokenizer, max_length=max_length)
-
+from wordpiece_helpers import BERT, wordpiece_tokens
 
 @pytest.mark.parametrize("tokens_max, run_max_len, kept", [(8, None, 8), (16, 6, 6)])
 def test_a_wordpiece_bert_keeps_its_max_len(tmp_path, monkeypatch, tokens_max,
                                             run_max_len, kept):
-    wordpiece = _wordpiece(tmp_path, tokens_max)
+    wordpiece = wordpiece_tokens(tmp_path, tokens_max)
     torch.manual_seed(0)
     model = build_model("bert", vocab_size=len(wordpiece), num_classes=2, **BERT)
     folder = save_model(model, wordpiece, ["neg", "pos"], tmp_path / "bert",

@@ -14,6 +14,7 @@ from lamalib.experiments.options import UsageError
 from lamalib.models import build_model
 from lamalib.models.saved import (CONFIG, WEIGHTS, NoAttention, load_model,
                                   save_model)
+from wordpiece_helpers import BERT, wordpiece_tokens
 
 PREMISES = ["a man sleeps on a bench", "two dogs run in a park", "a woman sings"]
 HYPOTHESES = ["a person rests", "no animal moves", "someone makes music"]
@@ -133,26 +134,9 @@ def test_run_save_model_keeps_a_sentence_pair_run(tmp_path, capsys):
 
 # ---- a BERT on WordPiece ids: the tokenizer's files in the folder -----------------
 
-WORDPIECES = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "warm", "film",
-              "dull", "fun", "##ny", "mess", ",", "."]
-BERT = dict(pretrained_name=None, hidden=8, layers=1, heads=2, intermediate=16,
-            max_positions=32)
-
-
 @pytest.fixture
 def wordpiece(tmp_path):
-    transformers = pytest.importorskip("transformers")
-    from lamalib.models.bert import BertTokens
-
-    ids = {w: i for i, w in enumerate(WORDPIECES)}
-    try:  # transformers 5: BertTokenizer takes the vocabulary itself
-        tokenizer = transformers.BertTokenizer(vocab=ids, do_lower_case=True)
-    except TypeError:  # transformers 4: a vocabulary file
-        vocab_file = tmp_path / "wordpiece.txt"
-        vocab_file.write_text("\n".join(WORDPIECES) + "\n")
-        tokenizer = transformers.BertTokenizerFast(vocab_file=str(vocab_file))
-    assert len(tokenizer) == len(WORDPIECES)
-    return BertTokens(tokenizer, max_length=16)
+    return wordpiece_tokens(tmp_path, max_length=16)
 
 
 def test_a_wordpiece_bert_keeps_its_tokenizer_and_loads_offline(

@@ -142,3 +142,42 @@ def test_window_readings_pair_the_radius_runs_with_the_grid_by_seed(tmp_path):
     assert abs(row["lead_radius"].diff.mean - 4) < 1e-9
     assert abs(row["lead_width"].diff.mean - 6) < 1e-9 and row["lead_width"].diff.n == 2
     assert row["width"].n == 3 and abs(row["transformer"].mean - 72) < 1e-9
+
+
+def test_mrs_tuning_choice_is_checked_on_a_long_review_domain(tmp_path):
+    from lamalib.experiments.msa_claims import tuning_check
+    from lamalib.experiments.papers import PAPERS
+
+    sweeps = tmp_path / "results" / "sweeps"
+    sweeps.mkdir(parents=True)
+    assert tuning_check(GRID, sweeps) is None  # nothing run: no check, no change
+    recipe = PAPERS["msa"].tuned["ms_transformer"]  # MR's choice: lr 1e-3, dropout 0.1
+
+    def cell(lr, dropout, valid, accs):  # the MS-Transformer on dvd, seeds 0 and 1
+        runs = [run("ms_transformer", "mtl16_dvd", s, a, options={"dropout": dropout})
+                for s, a in enumerate(accs)]
+        for r in runs:
+            r["config"]["train"]["lr"] = lr
+            r["metrics"]["best_valid_accuracy"] = valid
+        write(sweeps / "msa_tune_long" / f"lr{lr:g}_do{dropout:g}", runs)
+
+    # dvd's validation picks MR's setting: the MTL-16 row is judged as before
+    cell(recipe["lr"], recipe["dropout"], 0.80, [0.78, 0.80])
+    cell(1e-4, 0.3, 0.75, [0.90, 0.90])  # the best test, not the best validation
+    check = tuning_check(GRID, sweeps)
+    assert check["dataset"] == "mtl16_dvd" and check["seeds"] == 2
+    assert not check["changed"] and check["chosen"] == check["recipe"] == (1e-3, 0.1)
+    assert [(c["lr"], c["dropout"]) for c in check["cells"]] == [(1e-3, 0.1), (1e-4, 0.3)]
+    # against the grid's Transformer on dvd (70 and 72 on seeds 0 and 1): +8, paired
+    assert abs(check["lead_recipe"].diff.mean - 8) < 1e-9
+    assert check["lead_recipe"].diff.n == 2
+    mtl = by_source(msa_claims(GRID, sweeps))["Experiments, on Table 3"]
+    assert mtl.verdict == REPRODUCED and "the same grid picks the same setting" in mtl.why
+    # dvd's validation picks another setting: the MTL-16 verdict depends on tuning
+    cell(3e-4, 0.1, 0.85, [0.60, 0.62])
+    check = tuning_check(GRID, sweeps)
+    assert check["changed"] and check["chosen"] == (3e-4, 0.1)
+    assert abs(check["lead_chosen"].diff.mean + 10) < 1e-9
+    mtl = by_source(msa_claims(GRID, sweeps))["Experiments, on Table 3"]
+    assert mtl.verdict == "depends on tuning" and mtl.ours.startswith("+5.0 [")
+    assert "picks lr 0.0003, dropout 0.1" in mtl.why

@@ -53,6 +53,15 @@ def _sweep(folder: Path) -> list[dict]:  # the results files of one folder, at a
     return [json.loads(p.read_text()) for p in sorted(Path(folder).glob("**/*.json"))]
 
 
+def _probe_epochs(probe: list[dict], base: str, dataset: str) -> str:
+    """How long the first grid's runs of LAMA+ctx and ``base`` on ``dataset`` ran, in
+    words: its caps differ from run to run (2 to 30 epochs)."""
+    ran = {r["model"]: r for r in probe if r["dataset"] == dataset}
+    return "; ".join(
+        f"{NAMES.get(m, 'LAMA+ctx')} {len(ran[m]['history'])} epochs (cap "
+        f"{ran[m]['config']['train']['epochs']})" for m in ("lama_ctx", base) if m in ran)
+
+
 def _chosen(settings: dict, recipe: float, dataset: str) -> tuple[float, list, list]:
     """(setting, its runs, the values compared): the setting chosen on ``dataset``'s
     validation, or the recipe's where none has three seeds."""
@@ -149,7 +158,8 @@ def lama_claims(runs: list[dict], sweeps_dir: Path,
                     "probe only" if diff.n or probe.n else "not run",
                     f"{diff.n} of three seeds run to early stopping" if diff.n else
                     f"not rerun with three seeds on this CPU ({cost(base, dataset)}); "
-                    "the probe ran one seed, cut at 15 epochs, min count 1"))
+                    f"the probe ran one seed, {_probe_epochs(first_grid, base, dataset)}"
+                    ", min count 1"))
     for dataset, (le_paper, te_paper) in LE_TE.items():
         diff = compare(lama_runs, "le", "te", [dataset]).iloc[0]["le - te"]
         claims.append(Claim(

@@ -171,6 +171,8 @@ def test_mrs_tuning_choice_is_checked_on_a_long_review_domain(tmp_path):
     # against the grid's Transformer on dvd (70 and 72 on seeds 0 and 1): +8, paired
     assert abs(check["lead_recipe"].diff.mean - 8) < 1e-9
     assert check["lead_recipe"].diff.n == 2
+    # the grid's own MS runs on dvd (76 and 78): the rerun of its setting is 2 points up
+    assert abs(check["rerun_minus_grid"].mean - 2) < 1e-9
     mtl = by_source(msa_claims(GRID, sweeps))["Experiments, on Table 3"]
     assert mtl.verdict == REPRODUCED and "the same grid picks the same setting" in mtl.why
     # dvd's validation picks another setting: the MTL-16 verdict depends on tuning

@@ -201,7 +201,10 @@ def tuning_check(runs: list[dict], sweeps_dir: Path,
     (``(lr, dropout)``: this domain's validation's choice and MR's, the grid's);
     ``changed`` (they differ); ``seeds`` (the fewest any cell ran); ``lead_chosen``
     and ``lead_recipe`` (:class:`Verdict` of the paired difference with the grid's
-    matched Transformer on the same seeds, ``model`` at each setting)."""
+    matched Transformer on the same seeds, ``model`` at each setting);
+    ``rerun_minus_grid`` (:class:`Estimate`: the check's runs of MR's setting minus the
+    grid's own runs of it, by seed: the same command made again, here on another
+    machine)."""
     folder = Path(sweeps_dir) / "msa_tune_long"
     settings = {}
     for run in _sweep(folder):
@@ -215,8 +218,8 @@ def tuning_check(runs: list[dict], sweeps_dir: Path,
     chosen, chosen_runs, _ = choose_on_validation(settings, dataset, min_seeds=seeds)
     tuned = PAPERS["msa"].tuned[model]
     recipe = (tuned["lr"], tuned["dropout"])
-    transformer = accuracies([r for r in runs if r["experiment"] == "msa"],
-                             "transformer", dataset)
+    msa_runs = [r for r in runs if r["experiment"] == "msa"]
+    transformer = accuracies(msa_runs, "transformer", dataset)
     cells = [{"lr": lr, "dropout": dropout, "seeds": len(cell),
               "valid": estimate([100 * r["metrics"]["best_valid_accuracy"] for r in cell]),
               "test": estimate([100 * r["metrics"]["test_accuracy"] for r in cell])}
@@ -228,4 +231,7 @@ def tuning_check(runs: list[dict], sweeps_dir: Path,
 
     return {"dataset": dataset, "cells": cells, "chosen": chosen, "recipe": recipe,
             "changed": chosen != recipe, "seeds": seeds,
-            "lead_chosen": lead(chosen), "lead_recipe": lead(recipe)}
+            "lead_chosen": lead(chosen), "lead_recipe": lead(recipe),
+            "rerun_minus_grid": paired_difference(
+                accuracies(settings.get(recipe, []), model, dataset),
+                accuracies(msa_runs, model, dataset))}

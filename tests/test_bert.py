@@ -164,6 +164,8 @@ def test_a_reachable_hub_loads_and_checks_the_vocabulary(monkeypatch):
     served = transformers.BertForSequenceClassification(config)
     hub = FakeHub(online=served)
     monkeypatch.setattr(bert_module, "hub_reachable", lambda timeout: True)
+    for flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # a user's offline setting
+        monkeypatch.delenv(flag, raising=False)
     monkeypatch.setattr(transformers.BertForSequenceClassification,
                         "from_pretrained", staticmethod(hub))
     model = build_model("bert", vocab_size=40, num_classes=2)

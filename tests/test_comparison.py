@@ -35,9 +35,17 @@ def test_differences_are_paired_by_seed():
             run("a", "e", 0, 0.5)]
     table = compare(runs, "a", "b", ["d", "e", "f"])
     d = table.iloc[0]
-    assert d["a"].mean == pytest.approx(80.0) and d["a"].n == 3
+    # a's column is over the seeds b ran too, so a - b is the columns' difference
+    assert d["a"].mean == pytest.approx(75.0) and d["a"].n == 2
+    assert d["b"].mean == pytest.approx(72.0) and d["b"].n == 2
     diff = d["a - b"]  # seeds 0 and 1 only: 5 and 1 points
     assert diff.n == 2 and diff.mean == pytest.approx(3.0)
+    assert diff.mean == pytest.approx(d["a"].mean - d["b"].mean)
+    # an arm the other never shares seeds with keeps all of its own; so do others
+    alone = compare(runs + [run("c", "d", s, 0.6) for s in range(3)], "a", "z", ["d"],
+                    others=("c",)).iloc[0]
+    assert alone["a"].n == 3 and alone["a"].mean == pytest.approx(80.0)
+    assert alone["c"].n == 3 and alone["a - z"].n == 0
     assert diff.se == pytest.approx(2.0)  # sd of (5, 1) = 2 sqrt 2, / sqrt 2
     assert table.iloc[1]["a - b"].n == 0 and table.iloc[2]["a"].n == 0
     over = overall(table, "a - b")  # only d has a difference

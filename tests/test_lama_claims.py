@@ -82,7 +82,9 @@ def test_sans_row_tunes_both_arms_alike_and_reads_the_recipe_too(tmp_path):
     assert san.verdict == "depends on tuning"
     assert san.ours.startswith("+4.0 [+4.0, +4.0]")  # the tuned pair is the main one
     assert "SAN's penalty 0 and LAMA's heads 5" in san.why
-    assert "with the recipe's 1 and 10" in san.why
+    # each reading says how many seeds its interval is over (three in both here)
+    assert san.why.startswith("the paper's recipe, three seeds to early stopping")
+    assert "with the recipe's 1 and 10 (three seeds)" in san.why
     # the baselines with no setting of their own stay at the recipe's LAMA+ctx
     avg = by_text(claims)["LAMA+ctx beats AVG on Reuters (R8) by 22.4 points"]
     assert avg.ours.startswith("+24.0 [")
@@ -100,6 +102,20 @@ def test_san_tuned_alone_is_not_the_main_reading(tmp_path):
     assert san.ours.startswith("+3.0 [")  # the recipe's pair: 0, 5 and 4 points
     assert "both at the recipe's settings (LAMA's heads not tuned)" in san.why
     assert san.verdict == "depends on tuning"  # tuned alone: +5.0, no spread
+
+
+def test_recipe_reading_counts_the_seeds_both_arms_ran(tmp_path):
+    sweeps = tmp_path / "results" / "sweeps"
+    sweeps.mkdir(parents=True)
+    # two more seeds of LAMA+ctx and SAN at the recipe's: that row's interval is over
+    # five seeds, the others' over three, and each says so
+    more = (seeds("lama_ctx", "r8", [0.95, 0.96, 0.97, 0.95, 0.96])[3:]
+            + seeds("san", "r8", [0.95, 0.91, 0.93, 0.92, 0.93], valid=0.7)[3:])
+    rows = by_text(lama_claims(grid_r8() + more, sweeps))
+    san = rows["LAMA+ctx beats SAN on Reuters (R8) by 3.3 points"]
+    assert san.why.startswith("the paper's recipe, five seeds to early stopping")
+    assert rows["LAMA+ctx beats AVG on Reuters (R8) by 22.4 points"].why.startswith(
+        "the paper's recipe, three seeds")
 
 
 def test_probe_and_files_beside_the_grid(tmp_path):

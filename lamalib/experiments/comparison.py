@@ -172,10 +172,16 @@ def compare(runs: list[dict], a: str, b: str, datasets: list[str],
             others: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per dataset: ``a``, ``b`` and ``others`` as :class:`Estimate` over
     seeds, ``a - b`` paired by seed, how many runs were ``cut`` short and how many
-    ``stalled`` (stopped before they learned)."""
+    ``stalled`` (stopped before they learned). Where ``a`` and ``b`` share seeds, their
+    columns are over those seeds only (a seed added to one arm of a close call would
+    otherwise make ``a - b`` differ from the difference of the columns); ``others``
+    are over all their seeds."""
     rows = []
     for dataset in datasets:
         acc = {m: accuracies(runs, m, dataset) for m in (a, b, *others)}
+        if shared := set(acc[a]) & set(acc[b]):
+            for m in (a, b):
+                acc[m] = {s: v for s, v in acc[m].items() if s in shared}
         own = [r for r in runs if r["dataset"] == dataset and r["model"] in acc]
         rows.append({"dataset": dataset,
                      **{m: estimate(list(acc[m].values())) for m in acc},

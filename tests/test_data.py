@@ -194,6 +194,28 @@ def test_sentence_set_loads_from_a_mirror(tmp_path, monkeypatch):
     assert parts[0].label_names == ["subjective", "objective"]
 
 
+def test_sentence_set_found_in_the_data_folders_sentences_subfolder(tmp_path, monkeypatch):
+    # a data folder laid out like the course's: imdb/, r8/, mtl16/ and sentences/
+    monkeypatch.setenv("LAMALIB_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LAMALIB_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "data" / "sentences").mkdir(parents=True)
+    lines = [f"{i % 2} sentence number {i}" for i in range(50)]
+    copy = tmp_path / "data" / "sentences" / "subj.all"
+    copy.write_text("\n".join(lines) + "\n")
+
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("Temporary failure in name resolution")
+
+    monkeypatch.setattr(download_mod.urllib.request, "urlopen", offline)
+    monkeypatch.setitem(remote.SHA256, "subj.all", download_mod.sha256sum(copy))
+    assert len(remote.sentence_set("subj", "train")) == 40  # read there, offline
+    # a copy whose checksum is not the original's is not used: the download is tried,
+    # and offline that fails with a message naming the folder
+    monkeypatch.setitem(remote.SHA256, "subj.all", "0" * 64)
+    with pytest.raises(DownloadError, match="sentences/ folder"):
+        remote.sentence_set("subj", "train")
+
+
 def test_offline_download_fails_fast_and_names_the_embedded_alternative(
     tmp_path, monkeypatch
 ):

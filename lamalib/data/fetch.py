@@ -74,16 +74,19 @@ def sha256sum(path: Path) -> str:
 
 
 def download(
-    url: str, filename: str, sha256: str | None, timeout: float = 15.0
+    url: str, filename: str, sha256: str | None, timeout: float = 15.0,
+    subfolder: str | None = None,
 ) -> Path:
     """Fetch ``url`` into :func:`download_dir` as ``filename`` unless a verified copy
-    is there or in the data directory (:func:`data_dir`, only read).
+    is there or in the data directory (:func:`data_dir`, only read), at its top or in
+    its ``subfolder`` when one is given.
 
     The bytes go to a temporary file next to the target and are renamed into place only
     after the checksum matches, so an interrupted or corrupt download leaves nothing.
     """
     target = download_dir() / filename
-    for found in dict.fromkeys((data_dir() / filename, target)):
+    nested = (data_dir() / subfolder / filename,) if subfolder else ()
+    for found in dict.fromkeys((data_dir() / filename, *nested, target)):
         if found.is_file() and (sha256 is None or sha256sum(found) == sha256):
             return found
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -37,12 +37,13 @@ STATED = {("san", "r8"): 3.3, ("bigru_max", "r8"): 12.2, ("avg", "r8"): 22.4,
 LE_TE = {"r8": (93.9, 90.1), "imdb": (83.0, 81.7)}
 NAMES = {"r8": "Reuters (R8)", "imdb": "IMDB", "san": "SAN", "bigru_max": "BiGRU",
          "avg": "AVG", "cnn": "CNN", "te": "TE"}
-COUNTS = {3: "three", 4: "four", 5: "five"}
+def _seeds(n: int) -> str:  # "five seeds"
+    return f"{ {3: 'three', 4: 'four', 5: 'five'}.get(n, n)} seeds"
 
 
 def _recipe(n: int) -> str:
     """The recipe's reading, in words, for a difference over ``n`` seeds."""
-    return (f"the paper's recipe, {COUNTS.get(n, n)} seeds to early stopping, min count "
+    return (f"the paper's recipe, {_seeds(n)} to early stopping, min count "
             "5; c starts from the mean BiGRU state (the paper writes the mean word "
             "embedding, which has another width: a necessary reading)")
 NEARLY = 2.5  # what "about 3 times" is read as: 2.5 or more
@@ -138,15 +139,15 @@ def lama_claims(runs: list[dict], sweeps_dir: Path,
                 both = base == "san" and (len(san_among) > 1 or alike)  # read both ways
                 how = (f"SAN's penalty {penalty:g} and LAMA's heads {heads:g}, each "
                        "chosen on R8's validation; with the recipe's 1 and 10 "
-                       f"({COUNTS.get(v_other.diff.n, v_other.diff.n)} seeds)" if alike
+                       f"({_seeds(v_other.diff.n)})" if alike
                        else "both at the recipe's settings (LAMA's heads not tuned); "
                        f"with SAN's penalty chosen on validation ({penalty:g}) and "
                        "LAMA's not")
                 claims.append(Claim(
                     "lama", text, "section 5, on Table 4", f"{lead:+g}", v.interval(),
                     sensitivity(v, v_other, "tuning") if both else str(v),
-                    _recipe(v.diff.n) + (f"; {how}: {v_other.interval()}, {v_other}" if both
-                              else ""),
+                    _recipe(v.diff.n)
+                    + (f"; {how}: {v_other.interval()}, {v_other}" if both else ""),
                     p=v.p))
             elif v_other.judged:  # only the unequal reading ran: shown, not judged
                 claims.append(Claim(

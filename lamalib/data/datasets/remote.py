@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lamalib.data.dataset import TextDataset
-from lamalib.data.fetch import (EMBEDDED_HINT, DownloadError, data_dir, download,
-                                sha256sum)
+from lamalib.data.fetch import EMBEDDED_HINT, DownloadError, data_dir, download
 from lamalib.data.datasets.embedded import split_indices
 from lamalib.data.datasets.tab_corpora import imdb_local
 from lamalib.data.textio import read_lines
@@ -78,12 +77,9 @@ def _fetch(base_url: str, filename: str) -> Path:
     """Download ``filename``, or find its verified copy in the data directory, either
     at its top or in its ``sentences/`` folder (the layout of a data folder that holds
     several corpora, beside ``imdb/``, ``r8/`` and ``mtl16/``)."""
-    nested = data_dir() / SUBFOLDER / filename
-    if nested.is_file() and (SHA256.get(filename) is None
-                             or sha256sum(nested) == SHA256[filename]):
-        return nested
     try:
-        return download(base_url + filename, filename, SHA256.get(filename))
+        return download(base_url + filename, filename, SHA256.get(filename),
+                        subfolder=SUBFOLDER)
     except DownloadError as err:
         raise DownloadError(
             f"{err} With a copy of the original {filename}, put it in {data_dir()} or "

@@ -35,3 +35,26 @@ def test_with_a_rise_patience_also_counts_from_the_epoch_training_rose():
     assert should_stop(early, 5, 5, rise=0.1) and should_stop(early, 5, 5)
     # and still needs the bad epochs: training rose long ago, validation improving
     assert not should_stop(early, 0, 5, rise=0.1)
+
+
+def test_improved_breaks_an_accuracy_tie_by_the_lower_loss():
+    from lamalib.train.stopping import improved
+    assert improved(None, None, 0.5, 1.0)
+    assert improved(0.8, 0.5, 0.9, 9.0)
+    assert not improved(0.8, 0.5, 0.7, 0.1)
+    assert improved(0.8, 0.5, 0.8, 0.4)
+    assert not improved(0.8, 0.5, 0.8, 0.5)
+    assert not improved(0.8, 0.5, 0.8, 0.6)
+
+
+def test_plain_stop_epoch_replays_the_trainers_tie_break():
+    from lamalib.experiments.comparison import plain_stop_epoch
+    # epoch 3 ties epoch 1's accuracy with a lower loss: the trainer counts it as the
+    # best, so plain patience 2 runs to epoch 5, not epoch 3
+    hist = [(1, 0.8, 0.5), (2, 0.7, 0.6), (3, 0.8, 0.4), (4, 0.7, 0.7), (5, 0.7, 0.7)]
+    run = {"config": {"train": {"patience": 2}},
+           "history": [{"epoch": e, "valid_accuracy": a, "valid_loss": loss,
+                        "train_accuracy": 0.5} for e, a, loss in hist]}
+    assert plain_stop_epoch(run) == 5
+    run["history"][2]["valid_loss"] = 0.55
+    assert plain_stop_epoch(run) == 3

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lamalib.train.stopping import rise_epoch
+from lamalib.train.stopping import improved, rise_epoch
 
 
 @dataclass(frozen=True)
@@ -198,13 +198,15 @@ def overall(table: pd.DataFrame, column: str) -> Estimate:
 
 def plain_stop_epoch(run: dict) -> int:
     """The epoch where plain patience (no ``stop_after_rise``) would have ended
-    ``run`` (a results record): ``patience`` epochs after its best validation accuracy,
-    or its last epoch if that never came."""
+    ``run`` (a results record): ``patience`` epochs after its best validation epoch,
+    or its last epoch if that never came. "Best" is the trainer's own test
+    (:func:`lamalib.train.stopping.improved`: a tie in accuracy goes to the lower loss)."""
     patience = run["config"]["train"]["patience"]
-    best, best_epoch = -math.inf, 0
+    best, best_loss, best_epoch = None, None, 0
     for h in run["history"]:
-        if h["valid_accuracy"] > best:
-            best, best_epoch = h["valid_accuracy"], h["epoch"]
+        if improved(best, best_loss, h["valid_accuracy"], h.get("valid_loss")):
+            best, best_loss = h["valid_accuracy"], h.get("valid_loss")
+            best_epoch = h["epoch"]
         elif h["epoch"] - best_epoch >= patience:
             return h["epoch"]
     return run["history"][-1]["epoch"]

@@ -23,7 +23,7 @@ from lamalib.train.identity import check_identity, run_identity
 from lamalib.train.optim import build_optimizer
 from lamalib.train.schedule import build_scheduler
 from lamalib.train.steps import StepOutput, classification_step
-from lamalib.train.stopping import should_stop
+from lamalib.train.stopping import improved, should_stop
 
 Step = Callable[[torch.nn.Module, object], StepOutput]
 Callback = Callable[[int, History, torch.nn.Module], None]
@@ -90,14 +90,6 @@ def _restore_scaler(scaler: torch.amp.GradScaler, state: dict) -> None:
     resumed with it (CUDA) has none, so the fresh scaler starts as in a new run."""
     if state and scaler.is_enabled():
         scaler.load_state_dict(state)
-
-
-def _improved(history: History, score: float, loss: float) -> bool:
-    """A better score, or the same score with a lower loss: small validation sets tie
-    on accuracy often, and the loss still says which weights fit better."""
-    if history.best_score is None or score != history.best_score:
-        return history.best_score is None or score > history.best_score
-    return history.best_loss is None or loss < history.best_loss
 
 
 def _epoch_line(record: dict, epochs: int) -> None:
@@ -233,7 +225,7 @@ def fit(
         record["seconds"] = time.perf_counter() - start
         history.records.append(record)
 
-        if _improved(history, score, loss):
+        if improved(history.best_score, history.best_loss, score, loss):
             history.best_score, history.best_loss = score, loss
             history.best_epoch = epoch
             best_state, bad_epochs = _cpu_copy(model), 0

@@ -13,6 +13,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
+def improved(best_score: float | None, best_loss: float | None, score: float,
+             loss: float | None) -> bool:
+    """Whether an epoch with validation ``score`` and ``loss`` beats the best so far
+    (``best_score``/``best_loss``, None before the first epoch): a higher score, or the
+    same score with a lower loss (small validation sets tie on accuracy often, and the
+    loss still says which weights fit better). The trainer and every replay of its
+    stopping (:func:`lamalib.experiments.comparison.plain_stop_epoch`) use this one test."""
+    if best_score is None:
+        return True
+    if score != best_score:
+        return score > best_score
+    return loss is not None and (best_loss is None or loss < best_loss)
+
+
 def rise_epoch(records: Sequence[dict], rise: float) -> int | None:
     """The first epoch whose ``train_accuracy`` is at least ``rise`` above the first
     record's, or None if none is yet."""

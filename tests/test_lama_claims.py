@@ -153,3 +153,34 @@ def test_other_experiments_runs_are_skipped(tmp_path, experiment):
     other = [dict(r, experiment=experiment) for r in grid_r8()]
     rows = by_text(lama_claims(other, sweeps))
     assert rows["LAMA+ctx beats AVG on Reuters (R8) by 22.4 points"].verdict == "not run"
+
+
+def test_le_against_te_is_judged_only_on_the_same_inputs_and_optimizer(tmp_path):
+    sweeps = tmp_path / "results" / "sweeps"
+    sweeps.mkdir(parents=True)
+
+    def footing(runs, embeddings, optimizer, lr):
+        for r in runs:
+            r["config"].update(embeddings=embeddings, min_freq=5, max_len=400)
+            r["config"]["train"].update(optimizer=optimizer, lr=lr, weight_decay=0.0)
+            r["dataset_identity"] = {"sha256": {"train": "a", "test": "b"}}
+        return runs
+
+    te = footing(seeds("te", "r8", [0.90, 0.91, 0.92]), "random", "adamw", 5e-4)
+    le_recipe = footing(seeds("le", "r8", [0.95, 0.95, 0.95]), "word2vec", "sgd", 0.05)
+    row = "LE (93.9) beats TE (90.1) on Reuters (R8)"
+    # the recipe's LE reads other inputs with another optimizer: a probe
+    assert by_text(lama_claims(grid_r8() + te + le_recipe, sweeps))[row].verdict == (
+        "probe only")
+    # LE at TE's inputs and optimizer: judged, +4 points against the paper's +3.8
+    alike = footing(seeds("le", "r8", [0.935, 0.95, 0.96]), "random", "adamw", 5e-4)
+    write(sweeps / "lama_le_te_inputs", alike)
+    claim = by_text(lama_claims(grid_r8() + te + le_recipe, sweeps))[row]
+    assert claim.verdict == REPRODUCED and claim.figure == "+3.8" and claim.p < 0.05
+    assert claim.ours.startswith("+3.8 [")
+    # another learning rate is not the same footing: a probe again
+    for r in alike:
+        r["config"]["train"]["lr"] = 1e-3
+    write(sweeps / "lama_le_te_inputs", alike)
+    assert by_text(lama_claims(grid_r8() + te + le_recipe, sweeps))[row].verdict == (
+        "probe only")

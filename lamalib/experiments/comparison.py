@@ -106,9 +106,14 @@ def accuracies(runs: list[dict], model: str, dataset: str) -> dict[int, float]:
             if r["model"] == model and r["dataset"] == dataset}
 
 
+def paired_values(a: dict[int, float], b: dict[int, float]) -> dict[int, float]:
+    """``{seed: A - B}`` over the seeds both ran (``{seed: accuracy}`` each), by seed."""
+    return {s: a[s] - b[s] for s in sorted(set(a) & set(b))}
+
+
 def paired_difference(a: dict[int, float], b: dict[int, float]) -> Estimate:
     """A - B over the seeds both ran (``{seed: accuracy}`` each), as an Estimate."""
-    return estimate([a[s] - b[s] for s in sorted(set(a) & set(b))])
+    return estimate(list(paired_values(a, b).values()))
 
 
 def choose_on_validation(settings: dict[object, list[dict]], dataset: str,

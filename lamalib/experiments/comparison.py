@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lamalib.train.stopping import improved, rise_epoch
+from lamalib.train.stopping import improved, rise_epoch, should_stop
 
 
 @dataclass(frozen=True)
@@ -201,20 +201,37 @@ def overall(table: pd.DataFrame, column: str) -> Estimate:
     return estimate([e.mean for e in table[column] if e.n > 0])
 
 
+def replay_stopping(history: list[dict], patience: int, rise: float | None = None
+                    ) -> tuple[int, int, bool]:
+    """``(last epoch, best epoch, stopped early)`` that the trainer's early stopping
+    (:func:`lamalib.train.fit`) gives the epochs of ``history`` (oldest first, as a
+    results file keeps them): the same improvement test
+    (:func:`lamalib.train.stopping.improved`: a tie in validation accuracy goes to the
+    lower loss; without a validation split, the lower training loss) and the same
+    stopping test (:func:`lamalib.train.stopping.should_stop`, with ``rise`` the
+    recipe's ``stop_after_rise``). Where stopping never fires, the last epoch is the
+    history's last (a cap ended the run) and ``stopped early`` is False."""
+    best, best_loss, best_epoch, bad = None, None, 0, 0
+    for i, h in enumerate(history):
+        if "valid_accuracy" in h:
+            score, loss = h["valid_accuracy"], h.get("valid_loss")
+        else:
+            score, loss = -h["train_loss"], h["train_loss"]
+        if improved(best, best_loss, score, loss):
+            best, best_loss, best_epoch, bad = score, loss, h["epoch"], 0
+        else:
+            bad += 1
+        if should_stop(history[:i + 1], bad, patience, rise):
+            return h["epoch"], best_epoch, True
+    return history[-1]["epoch"], best_epoch, False
+
+
 def plain_stop_epoch(run: dict) -> int:
     """The epoch where plain patience (no ``stop_after_rise``) would have ended
     ``run`` (a results record): ``patience`` epochs after its best validation epoch,
-    or its last epoch if that never came. "Best" is the trainer's own test
-    (:func:`lamalib.train.stopping.improved`: a tie in accuracy goes to the lower loss)."""
-    patience = run["config"]["train"]["patience"]
-    best, best_loss, best_epoch = None, None, 0
-    for h in run["history"]:
-        if improved(best, best_loss, h["valid_accuracy"], h.get("valid_loss")):
-            best, best_loss = h["valid_accuracy"], h.get("valid_loss")
-            best_epoch = h["epoch"]
-        elif h["epoch"] - best_epoch >= patience:
-            return h["epoch"]
-    return run["history"][-1]["epoch"]
+    or its last epoch if that never came; the trainer's own rule
+    (:func:`replay_stopping`)."""
+    return replay_stopping(run["history"], run["config"]["train"]["patience"])[0]
 
 
 def under_plain_patience(runs: list[dict], plain: list[dict]) -> tuple[list[dict],

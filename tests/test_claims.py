@@ -139,3 +139,50 @@ def test_sensitivity_compares_outcomes_not_their_printed_words():
     a, b = judge(estimate([1.0, 2.0, 3.0]), 3.0), judge(estimate([0.0, 2.0, 4.0]), 3.0)
     assert a.outcome == b.outcome == INCONCLUSIVE and str(a) != str(b)
     assert sensitivity(a, b, "tuning") == str(a)
+
+
+def test_two_stages_combine_by_the_inverse_normal_method_by_hand():
+    from scipy import stats
+
+    from lamalib.experiments.claims import combined_p, stage_p
+
+    first, second = [1.0, 2.0, 6.0], [2.0, 3.0]
+    # stage 1: t = 3 / (sqrt 7 / sqrt 3) on 2 df; stage 2: t = 2.5 / 0.5 on 1 df
+    p1 = stats.t.sf(3 / (math.sqrt(7) / math.sqrt(3)), 2)
+    p2 = stats.t.sf(2.5 / 0.5, 1)
+    assert stage_p(first) == pytest.approx(p1) and stage_p(second) == pytest.approx(p2)
+    z = (math.sqrt(3 / 5) * stats.norm.isf(p1) + math.sqrt(2 / 5) * stats.norm.isf(p2))
+    got_z, got_p = combined_p(first, second)
+    assert got_z == pytest.approx(z) and got_p == pytest.approx(2 * stats.norm.sf(z))
+
+
+def test_the_extension_rule_names_calls_by_their_first_three_seeds():
+    from lamalib.experiments.claims import (EXTENDED, NAMED, NOT_NAMED, combined_p,
+                                            extension)
+
+    # stage 1 clear (p < 0.01): later seeds do not change its verdict
+    clear = {0: 2.0, 1: 2.1, 2: 1.9, 3: -5.0, 4: -6.0}
+    action, v = extension(clear, 1.5)
+    assert action == NOT_NAMED and v.outcome == REPRODUCED and v.diff.n == 3
+    # stage 1 in [0.01, 0.2] and no more seeds: named, keeps its stage-1 verdict
+    close = {0: 1.0, 1: 2.0, 2: 6.0}  # p = 0.19
+    action, v = extension(close, 1.0)
+    assert action == NAMED and v.outcome == INCONCLUSIVE and v.diff.n == 3
+    # with two fresh seeds: the combined p decides the direction
+    action, v = extension({**close, 3: 2.0, 4: 3.0})
+    assert action == EXTENDED and v.diff.n == 5 and v.outcome == REPRODUCED
+    assert v.p == pytest.approx(combined_p([1.0, 2.0, 6.0], [2.0, 3.0])[1])
+    # the same five seeds whose second stage goes the other way: not a call
+    action, v = extension({**close, 3: -2.0, 4: -1.0}, 1.0)
+    assert action == EXTENDED and v.outcome == INCONCLUSIVE
+
+
+def test_the_extension_rule_keeps_its_error_at_five_percent_in_a_simulation():
+    from lamalib.experiments.claims import extension
+
+    # no difference at all: stage 1, extension where named, combined p. A rule that
+    # pooled the five seeds after looking at p would call more than 5 % of them
+    rng = np.random.default_rng(1)
+    calls = sum(extension(dict(enumerate(rng.normal(0.0, 1.0, 5))))[1].outcome
+                in (REPRODUCED, REVERSED) for _ in range(3000))
+    assert calls / 3000 < 0.06

@@ -103,6 +103,7 @@ def test_table6_and_speed_rows(tmp_path):
     single_1 = seeds("ms_transformer", "mtl16_mr", [0.71, 0.73, 0.75])
     for r in single_1:
         r["metrics"]["best_valid_accuracy"] = 0.8
+        r["started"] = "2026-11-25T16:11:00+00:00"  # before the kernel change
     write(sweeps / "msa_scales_mr" / "single_1", single_1)
     write(sweeps / "msa_scales_mr" / "single_N2",
           seeds("ms_transformer", "mtl16_mr", [0.73, 0.76, 0.76]))
@@ -124,6 +125,9 @@ def test_table6_and_speed_rows(tmp_path):
     single, alpha = table6
     assert single.figure == "+1.6" and single.ours.startswith("+3.0 [")
     assert "chosen on validation" in single.why
+    # three of the twelve variant files predate the kernel change, and both rows say so
+    assert "; 3 of the 12 variant files were made before the kernel change" in single.why
+    assert "3 of the 12 variant files" in alpha.why
     assert alpha.verdict == REVERSED and alpha.figure == "—"
     speed = by_source(claims)["Experiments, Figure 4"]
     assert speed.verdict == "not comparable" and speed.figure == "6.5×"

@@ -122,7 +122,8 @@ def msa_claims(runs: list[dict], sweeps_dir: Path,
     table6 = None if best_single is None else (best_single, paired_difference(
         grid_mr, accuracies(singles[best_single], "ms_transformer", "mtl16_mr")))
     # how many of the variants' files the kernel change left unrepeatable
-    before = sum(r.get("started", "") < KERNEL_CHANGE_DATE for r in variant_files)
+    before = sum(bool(r.get("started")) and r["started"] < KERNEL_CHANGE_DATE
+                 for r in variant_files)
     variants_why = (f"; {before} of the {len(variant_files)} variant files were made "
                     "before the kernel change (commit 4ad2e35), which changes the "
                     "dropout draws: those seeds cannot be repeated number for number"

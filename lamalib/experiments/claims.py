@@ -38,7 +38,7 @@ from lamalib.experiments.comparison import Estimate, estimate
 MIN_SEEDS = 3  # DESIGN: at least 3 seeds for a verdict
 LEVEL = 0.95  # the confidence of every interval the course states
 MAX_SEEDS = 1000  # past this, "more seeds" would not decide it in practice
-POWER = 0.80  # "seeds that would decide it": with this probability, at the observed spread
+POWER = 0.80  # "seeds that would decide it": this likely, at the observed spread
 
 REPRODUCED = "reproduced"
 REVERSED = "reversed"

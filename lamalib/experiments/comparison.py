@@ -107,7 +107,7 @@ def accuracies(runs: list[dict], model: str, dataset: str) -> dict[int, float]:
 
 
 def paired_values(a: dict[int, float], b: dict[int, float]) -> dict[int, float]:
-    """``{seed: A - B}`` over the seeds both ran (``{seed: accuracy}`` each), by seed."""
+    """``{seed: A - B}`` over the seeds both ran (``{seed: accuracy}`` each)."""
     return {s: a[s] - b[s] for s in sorted(set(a) & set(b))}
 
 

@@ -23,8 +23,9 @@ import json
 from pathlib import Path
 
 from lamalib.experiments.claims import Claim, judge, sensitivity
-from lamalib.experiments.comparison import (Estimate, accuracies, choose_on_validation,
-                                            compare, median_epoch_seconds, paired_values)
+from lamalib.experiments.comparison import (Estimate, accuracies,
+                                            choose_on_validation, compare,
+                                            median_epoch_seconds, paired_values)
 from lamalib.experiments.papers import PAPERS
 from lamalib.experiments.results import load_option_sweep
 
@@ -165,7 +166,8 @@ def lama_claims(runs: list[dict], sweeps_dir: Path,
                     # read both ways: two tests of the claim, two calls on the page
                     readings=((("tuned alike" if alike else "the recipe's settings"),
                                v.outcome, v.p),
-                              (("the recipe's settings" if alike else "SAN tuned alone"),
+                              (("the recipe's settings" if alike
+                                else "SAN tuned alone"),
                                v_other.outcome, v_other.p))
                     if both and v_other.judged else ()))
             elif v_other.judged:  # only the unequal reading ran: shown, not judged
@@ -193,7 +195,8 @@ def lama_claims(runs: list[dict], sweeps_dir: Path,
         lead = round(le_paper - te_paper, 1)
         text = f"LE ({le_paper}) beats TE ({te_paper}) on {NAMES[dataset]}"
         diff = compare(lama_runs, "le", "te", [dataset]).iloc[0]["le - te"]
-        te_runs = [r for r in lama_runs if (r["model"], r["dataset"]) == ("te", dataset)]
+        te_runs = [r for r in lama_runs
+                   if (r["model"], r["dataset"]) == ("te", dataset)]
         alike = [r for r in le_alike if r["dataset"] == dataset
                  and same_footing(r, te_runs)]
         v = judge(compare(alike + te_runs, "le", "te", [dataset]).iloc[0]["le - te"],
@@ -201,10 +204,11 @@ def lama_claims(runs: list[dict], sweeps_dir: Path,
         if v.judged:
             claims.append(Claim(
                 "lama", text, "section 5.2, on Figure 2", f"{lead:+.1f}", v.interval(),
-                str(v), f"LE read at TE's inputs and optimizer ({_seeds(v.diff.n)} to "
-                "early stopping; random vectors, AdamW at TE's rate, the same split and "
-                "vocabulary rule), not the paper's LE on word2vec with SGD; the recipe's "
-                f"LE against TE, not the same inputs: {_points(diff)}, a probe",
+                str(v), f"LE read at TE's inputs and optimizer ({_seeds(v.diff.n)} "
+                "to early stopping; random vectors, AdamW at TE's rate, the same split "
+                "and vocabulary rule), not the paper's LE on word2vec with SGD; the "
+                f"recipe's LE against TE, not the same inputs: {_points(diff)}, "
+                "a probe",
                 p=v.p))
             continue
         claims.append(Claim(
@@ -252,7 +256,8 @@ def lama_claims(runs: list[dict], sweeps_dir: Path,
     return claims
 
 
-def extension_calls(runs: list[dict], sweeps_dir: Path) -> list[tuple[str, dict, float]]:
+def extension_calls(runs: list[dict], sweeps_dir: Path
+                    ) -> list[tuple[str, dict, float]]:
     """The paired comparisons of this paper's judged rows that the seed-extension rule
     (:func:`lamalib.experiments.claims.extension`) reads, by seed: ``(name, {seed: A -
     B in points}, the paper's figure)`` for every stated lead the grid ran with three
@@ -274,8 +279,8 @@ def extension_calls(runs: list[dict], sweeps_dir: Path) -> list[tuple[str, dict,
     penalty, san_pick, _ = _chosen(san, 1.0, "r8")
     m, lama_pick, among = _chosen(heads, 10.0, "r8")
     if len(among) > 1:
-        out.append((f"LAMA+ctx (heads {m:g}) - SAN (penalty {penalty:g}), Reuters (R8), "
-                    "each tuned on validation",
+        out.append((f"LAMA+ctx (heads {m:g}) - SAN (penalty {penalty:g}), Reuters "
+                    "(R8), each tuned on validation",
                     paired_values(accuracies(lama_pick, "lama_ctx", "r8"),
                                   accuracies(san_pick, "san", "r8")),
                     STATED["san", "r8"]))

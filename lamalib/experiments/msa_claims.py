@@ -113,7 +113,8 @@ def msa_claims(runs: list[dict], sweeps_dir: Path,
     for folder in sorted((sweeps_dir / "msa_scales_mr").glob("*/")):
         variant = _sweep(folder)
         variant_files += variant
-        e = paired_difference(grid_mr, accuracies(variant, "ms_transformer", "mtl16_mr"))
+        e = paired_difference(grid_mr,
+                              accuracies(variant, "ms_transformer", "mtl16_mr"))
         if folder.name.startswith("alpha"):
             alpha6[float(folder.name.split("_", 1)[1])] = e
         elif e.n:
@@ -259,7 +260,8 @@ def tuning_check(runs: list[dict], sweeps_dir: Path,
                 accuracies(msa_runs, model, dataset))}
 
 
-def extension_calls(runs: list[dict], sweeps_dir: Path) -> list[tuple[str, dict, float]]:
+def extension_calls(runs: list[dict], sweeps_dir: Path
+                    ) -> list[tuple[str, dict, float]]:
     """The paired comparisons of this paper's claims rows that the seed-extension rule
     (:func:`lamalib.experiments.claims.extension`) reads, by seed: ``(name, {seed: A -
     B in points}, the paper's figure or None)`` for SST-5, MR from one vectors file and

@@ -92,7 +92,23 @@ def test_the_plain_patience_column_reads_the_replaced_runs(tmp_path):
     # without the plain run, the column names the domain it could not replace
     (sweeps / "msa_plain_patience" / "msa__transformer__mtl16_mr__s0.json").unlink()
     mtl = by_source(msa_claims(grid, sweeps))["Experiments, on Table 3"]
-    assert mtl.plain.endswith("(without mr: no plain-patience runs)")
+    assert "(without mr: no plain-patience runs" in mtl.plain
+
+
+def test_a_domain_missing_from_the_plain_reading_is_bounded(tmp_path):
+    from lamalib.experiments.claims import judge
+    from lamalib.experiments.comparison import Estimate, estimate
+    from lamalib.experiments.msa_claims import _missing_domain_range
+
+    # three domains at +4, +5, +6: the mean excludes 0; a fourth domain far enough
+    # below would bring the interval over 0
+    ran = [Estimate(m, 0.1, 3) for m in (4.0, 5.0, 6.0)]
+    v = judge(estimate([4.0, 5.0, 6.0]), 3.56, 3)
+    words = _missing_domain_range(ran, v, 3)
+    low = int(words.split("from ")[1].split(" to")[0])
+    assert words.endswith("points keeps its direction")
+    assert judge(estimate([4.0, 5.0, 6.0, float(low)]), 3.56, 3).outcome == REPRODUCED
+    assert judge(estimate([4.0, 5.0, 6.0, low - 1.0]), 3.56, 3).outcome != REPRODUCED
 
 
 def test_table6_and_speed_rows(tmp_path):

@@ -19,7 +19,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from lamalib.experiments.claims import Claim, Verdict, judge, sensitivity
+from lamalib.experiments.claims import DIRECTIONAL, Claim, Verdict, judge, sensitivity
 from lamalib.experiments.comparison import (accuracies, choose_on_validation, compare,
                                             estimate, overall, paired_difference,
                                             paired_values, under_plain_patience)
@@ -145,7 +145,8 @@ def msa_claims(runs: list[dict], sweeps_dir: Path,
                 f"{len(ran)} of 16 domains, at least {seeds} seeds each; " + READINGS
                 + tuning + KERNEL_CHANGE, plain=mtl_plain,
                 plain_note=(f" (without {', '.join(no_plain_in)}: no plain-patience "
-                            "runs)" if no_plain_in else "")),
+                            "runs" + _missing_domain_range(p_ran, mtl_plain, p_seeds)
+                            + ")" if no_plain_in else "")),
         _judged("MS-Trans beats the Transformer on SST-5 by 1.5 points",
                 "Experiments, on Table 2", SST5_LEAD, sst_v, READINGS, plain=sst_plain),
         _judged("(MR from IMDB skip-gram vectors: the same comparison with trained "
@@ -182,6 +183,30 @@ def msa_claims(runs: list[dict], sweeps_dir: Path,
             + ") against their GPU and DGL kernels: a measurement, not a test of their "
             "figure"))
     return claims
+
+
+def _missing_domain_range(ran: list, verdict: Verdict, seeds: int,
+                          span: int = 100) -> str:
+    """Whether one domain missing from a mean over domains could change the direction
+    ``verdict`` states (or its holding 0): the whole points ``v`` in [-span, +span]
+    for which the mean with one more domain at ``v`` states the same direction (or
+    none), as words ("; any difference there from -60 to +20 points leaves it holding
+    0"), or "" where those are not one range."""
+    means = [e.mean for e in ran]
+
+    def direction(outcome):  # the direction a verdict states, None for none
+        return outcome if outcome in DIRECTIONAL else None
+
+    keep = [v for v in range(-span, span + 1)
+            if direction(judge(estimate(means + [float(v)]), verdict.paper,
+                               seeds).outcome) == direction(verdict.outcome)]
+    if not keep or keep != list(range(keep[0], keep[-1] + 1)):
+        return ""
+    what = ("leaves it holding 0" if direction(verdict.outcome) is None
+            else "keeps its direction")
+    if keep == list(range(-span, span + 1)):
+        return f"; any difference there within ±{span} points {what}"
+    return f"; any difference there from {keep[0]:+d} to {keep[-1]:+d} points {what}"
 
 
 def window_readings(runs: list[dict], sweeps_dir: Path) -> list[dict]:

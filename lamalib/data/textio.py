@@ -6,10 +6,11 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import io
 import lzma
 import warnings
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Iterator
 
 # Compressed files are read transparently, by their last suffix.
 DECOMPRESS = {".gz": gzip.decompress, ".xz": lzma.decompress, ".bz2": bz2.decompress}
@@ -142,3 +143,96 @@ def read_lines(path: Path) -> list[str]:
     else:
         content = raw.decode("latin-1")  # decodes any byte string
     return [line for line in content.split("\n") if line.strip()]
+
+
+def _wide(codec: str) -> bool:
+    """Whether ``codec`` spends more than one byte on a line break (UTF-16, UTF-32):
+    its lines cannot be found by splitting bytes at ``\\n``."""
+    return len("\n\n".encode(codec)) - len("\n".encode(codec)) > 1
+
+
+def stream_lines(raw: BinaryIO, encoding: str, where: str,
+                 option: str = "encoding='{}'") -> Iterator[tuple[int, str]]:
+    """Each line of the byte stream ``raw`` with its 1-based number, decoded as
+    :func:`decode` decodes a whole file (a byte-order mark says the codec and is
+    dropped; bytes not in ``encoding`` are an error naming the line), one line at a
+    time: memory holds one line, whatever the size of the stream. ``\\r\\n``,
+    ``\\n`` and a lone ``\\r`` end a line (as ``str.splitlines``)."""
+    head = raw.read(4)
+    utf8 = codecs.lookup(encoding).name == "utf-8"
+    codec = next((c for bom, c in BOMS if head.startswith(bom)),
+                 "utf-8") if utf8 else encoding
+    stream = io.BufferedReader(_Prefixed(head, raw))
+    number, seen_utf8 = 0, False
+    mojibake = not utf8 and _single_byte(codec)
+    if _wide(codec):
+        text = io.TextIOWrapper(stream, encoding=codec, newline=None)
+        try:
+            for line in text:
+                for piece in line.splitlines() or [""]:
+                    number += 1
+                    yield number, piece
+        except UnicodeDecodeError as err:
+            raise ValueError(
+                f"{where}, line {number + 1}: bytes that are not valid {codec} "
+                f"({err.reason}); pass the file's encoding ({option.format('...')}) "
+                "or re-save the file as UTF-8.") from err
+        return
+    first = True
+    for data in stream:
+        if first and codec == "utf-8-sig":
+            data = data.removeprefix(codecs.BOM_UTF8)
+        first = False
+        try:
+            line = data.decode("utf-8" if codec == "utf-8-sig" else codec)
+        except UnicodeDecodeError as err:
+            bad = data[err.start:err.end]
+            if codec in ("utf-8", "utf-8-sig") and seen_utf8:
+                before = ("the line before it is" if number == 1 else
+                          f"the {number} lines before it are")
+                raise ValueError(
+                    f"{where}: line {number + 1} is not UTF-8; {before}. The file "
+                    f"mixes encodings (line {number + 1} has the bytes {bad!r}) and "
+                    "no other one reads it all: fix that line's text, or re-save "
+                    "the file as UTF-8 where it was made.") from err
+            raise ValueError(
+                f"{where}, line {number + 1}: the bytes {bad!r} are not valid "
+                f"{encoding} ({err.reason}). Pass the file's encoding, e.g. "
+                f"{option.format('cp1252')} or {option.format('latin-1')} for a "
+                "file saved by older Windows or Excel, or re-save the file as "
+                "UTF-8.") from err
+        if not data.isascii():
+            seen_utf8 = True
+            if mojibake:
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    mojibake = False
+                    warnings.warn(
+                        f"{where}: read as {encoding}, but line {number + 1} is "
+                        "UTF-8: if the file is UTF-8, drop the encoding option",
+                        MojibakeWarning, stacklevel=2)
+        for piece in line.splitlines() or [""]:
+            number += 1
+            yield number, piece
+
+
+class _Prefixed(io.RawIOBase):
+    """``raw`` with the bytes ``head`` (already read from it) put back in front."""
+
+    def __init__(self, head: bytes, raw: BinaryIO) -> None:
+        self.head, self.raw = head, raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.head:
+            n = min(len(buffer), len(self.head))
+            buffer[:n], self.head = self.head[:n], self.head[n:]
+            return n
+        data = self.raw.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)

@@ -312,6 +312,7 @@ class SavedModel:
         self.pairs: bool = model_kind(self.name) == "pair"
         self.max_len: int | None = config["preprocessing"].get("max_len")
         self.limit, self._why = self._limit()
+        self.cut_count = 0  # texts cut to ``limit`` so far (predict says it once)
 
     def _limit(self) -> tuple[int, str]:
         """The most tokens a text is read with, and why: the run's ``max_len`` (else
@@ -357,6 +358,7 @@ class SavedModel:
                                  "at least one word") from None
             cut += len(row) > limit
             ids.append(row[:limit])
+        self.cut_count += cut
         if cut:
             warnings.warn(f"{cut} {what}{'s' * (cut != 1)} longer than {limit} tokens "
                           f"{'were' if cut != 1 else 'was'} cut to {limit} ({why})",

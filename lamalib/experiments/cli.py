@@ -92,11 +92,16 @@ def _check_dataset(name: str) -> None:
 
 
 def _summary(results: list[dict]) -> None:
-    print("\nmodel        dataset              seed  test acc  epochs  s/epoch")
+    print("\nmodel        dataset              seed  test acc  macro-F1  min recall"
+          "  epochs  s/epoch")
     for r in results:
-        h = r["history"]
+        h, m = r["history"], r["metrics"]
+        f1 = f"{m['test_macro_f1']:.4f}" if "test_macro_f1" in m else "—"
+        recalls = [c["recall"] for c in m.get("test_per_class", {}).values()
+                   if c["support"]]
+        low = f"{min(recalls):.4f}" if recalls else "—"
         print(f"{r['model']:<12} {r['dataset']:<20} {r['config']['seed']:>4}  "
-              f"{r['metrics']['test_accuracy']:.4f}  {len(h):>6}  "
+              f"{m['test_accuracy']:.4f}  {f1:>8}  {low:>10}  {len(h):>6}  "
               f"{sum(x['seconds'] for x in h) / len(h):>7.1f}")
 
 

@@ -31,6 +31,28 @@ def file_options(settings: list[str]) -> dict:
     return options
 
 
+def with_model_format(given: dict, kept: dict) -> dict:
+    """The options a file is read with: those the model's training files were read
+    with (model.json's ``input``), then the ones given; each given one that differs
+    from the model's is said in one line on stderr."""
+    import sys
+
+    for key, value in given.items():
+        if key in kept and kept[key] != value:
+            print(f"note: --set {key}={_shown(value)} differs from how the model's "
+                  f"training files were read ({key}={_shown(kept[key])}); the file "
+                  f"is read with {key}={_shown(value)}", file=sys.stderr)
+    return {**{k: v for k, v in kept.items() if k in FILE_KEYS}, **given}
+
+
+def _shown(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return "none" if value is None else str(value)
+
+
 def predicted_ids(saved, texts: list[str]) -> list[int]:
     """The most probable label id of each text, a batch at a time."""
     ids = []
@@ -88,6 +110,7 @@ def cmd_evaluate(args, argv) -> None:
     check_output_file("--figure", args.figure)
     options = file_options(args.set or [])
     saved = load_model(args.model)
+    options = with_model_format(options, saved.config.get("input") or {})
     if saved.pairs:
         raise UsageError(f"--model {args.model}: a sentence-pair model; evaluate "
                          "reads one text per row (evaluate the pair model in Python: "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import os
 import re
 import typing
@@ -80,8 +81,11 @@ def _choices() -> dict[str, list[str]]:
     from lamalib.train.optim import OPTIMIZERS
     from lamalib.train.schedule import SCHEDULES
 
+    from lamalib.train.loop import SELECT
+
     return {"optimizer": list(OPTIMIZERS), "schedule": list(SCHEDULES),
-            "format": ["csv", "tsv"]}
+            "format": ["csv", "tsv"], "select": list(SELECT),
+            "class_weights": ["balanced"]}
 
 
 class _Bad(ValueError):
@@ -103,6 +107,8 @@ def _number(raw: str, limit: Limit) -> float:
         value = float(raw)
     except ValueError:
         value = None
+    if value is not None and math.isinf(value):
+        raise _Bad(f"a finite number{limit.words()}")
     if value is None or value != value or not limit.holds(value):  # NaN: never
         raise _Bad(f"a number{limit.words()}")
     return value

@@ -16,6 +16,7 @@ import time
 import warnings
 from contextlib import nullcontext
 from dataclasses import replace
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -35,8 +36,10 @@ from lamalib import runtime
 from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
+from lamalib.train.steps import balanced_weights
 from lamalib.train.checkpoint import read_checkpoint
-from lamalib.train.identity import RESUMABLE_CHANGES, goes_on_from, run_identity
+from lamalib.train.identity import (LATER_DEFAULTS, RESUMABLE_CHANGES, goes_on_from,
+                                    run_identity)
 from lamalib.train.loop import CHECKPOINT_NAME
 from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
                                 lamalib_version, portable_value, shown_path,
@@ -328,6 +331,19 @@ def _peak_memory_mb(device: torch.device) -> dict:
     return {"peak_memory_mb": kb / 1024, "peak_memory_kind": "process max RSS"}
 
 
+def last_line(metrics: dict) -> str:
+    """A run's last line: test accuracy, macro-F1 and the class recalled least (an
+    imbalanced set's accuracy hides a class the model rarely finds)."""
+    line = f"test accuracy {metrics['test_accuracy']:.4f}"
+    if "test_macro_f1" in metrics:
+        recalls = {label: r["recall"] for label, r in metrics["test_per_class"].items()
+                   if r["support"]}
+        label = min(recalls, key=recalls.get)
+        line += (f", macro-F1 {metrics['test_macro_f1']:.4f}, lowest recall "
+                 f"{recalls[label]:.2f} ({label})")
+    return line
+
+
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during training; the message says where the same command resumes."""
 
@@ -379,7 +395,10 @@ def run_determines(spec: RunSpec, model, step, data: dict,
     config = spec.train_config()
     record = config_record(spec, config)
     record["train"] = {k: v for k, v in record["train"].items()
-                       if k not in RESUMABLE_CHANGES}
+                       if k not in RESUMABLE_CHANGES
+                       and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])}
+    if record.get("class_weights") is None:  # a later option, at its default: the
+        record.pop("class_weights", None)    # hash of a run made before it holds
     return {"run": record, "data": data, "model": resolved_model_options(spec),
             "pair_classifier": pair_head_options() if pairs else None,
             "vectors": (vectors_info or {}).get("sha256"),
@@ -396,6 +415,21 @@ def _goes_on(run_dir: Path, model, config, step) -> bool:
                                           config.epochs)
 
 
+def input_format(spec: RunSpec) -> dict | None:
+    """How a run on the user's files read them: every file option, the defaults of
+    ``load_splits`` filled in (None for a registry dataset)."""
+    if spec.dataset != "file":
+        return None
+    import inspect
+
+    defaults = {k: p.default for k, p in
+                inspect.signature(load_splits).parameters.items()
+                if p.kind is p.KEYWORD_ONLY}
+    return {k: spec.file_options.get(k, defaults[k]) for k in
+            ("text_col", "label_col", "header", "format", "delimiter", "encoding",
+             "text_sep")}
+
+
 def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
     """Keep the run's model: a sentence-pair run's whole pair classifier (its encoder
     named by the run), a pretrained BERT with its WordPiece tokenizer's files."""
@@ -406,7 +440,7 @@ def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
     else:
         name, options = spec.model, spec.model_options
     save_model(model, vocab, train.label_names, save_to, name=name, options=options,
-               max_len=spec.max_len)
+               max_len=spec.max_len, input_format=input_format(spec))
     print(f"model saved to {save_to}", flush=True)
 
 
@@ -453,6 +487,9 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         model = build_run_model(spec, train, len(vocab), options)
         pairs = isinstance(train, PairDataset)
         step = pair_classification_step if pairs else classification_step
+        if spec.class_weights == "balanced":
+            step = partial(step, class_weight=balanced_weights(
+                train.labels, len(train.label_names)))
         loaders = split_loaders(spec, vocab, train, valid, test)
         check_position_tables(model, loaders)
         data = dataset_identity(spec, train, valid, test)
@@ -482,7 +519,10 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         # their time counts in the run's, which this process's clock does not see
         earlier = sum(r["seconds"] for r in history.records if r["epoch"] not in done)
         device = next(model.parameters()).device
-        scores = evaluate(model, loaders[2], step)
+        scores = evaluate(model, loaders[2], step, labels=train.label_names)
+        report = scores["report"]
+        best = next((r for r in history.records if r["epoch"] == history.best_epoch),
+                    {})
         result = {
             "experiment": spec.experiment, "model": spec.model,
             "dataset": spec.dataset_label(), "profile": profile(),
@@ -490,7 +530,15 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             "dataset_identity": data,
             "vocab_size": len(vocab),
             "metrics": {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],
-                        "best_valid_accuracy": history.best_score,
+                        "test_macro_f1": report.macro_f1,
+                        "test_per_class": {r["label"]: {
+                            k: r[k] for k in ("precision", "recall", "f1", "support")}
+                            for r in report.rows},
+                        "best_valid_accuracy": best.get("valid_accuracy",
+                                                        history.best_score),
+                        **({"best_valid_macro_f1": best["valid_macro_f1"]}
+                           if "valid_macro_f1" in best else {}),
+                        "selected_by": config.select,
                         "best_epoch": history.best_epoch},
             "history": history.records,
             "model_config": resolved_model_options(spec),
@@ -517,8 +565,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                       flush=True)
             if save_to is not None:  # fit restored the best epoch's weights
                 _save_run_model(spec, model, vocab, train, Path(save_to))
-            print(f"test accuracy {scores['accuracy']:.4f} -> {shown_path(out)}",
-                  flush=True)
+            print(f"{last_line(result['metrics'])} -> {shown_path(out)}", flush=True)
     return result
 
 

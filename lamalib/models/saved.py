@@ -111,6 +111,12 @@ def _kept_options(options: dict | None) -> dict:
     return _plain(kept)
 
 
+# A field a BertConfig may lack, and what its absence means: transformers 5 dropped
+# position_embedding_type (it has only absolute positions), while a pretrained
+# model's config.json still says "absolute".
+BERT_DEFAULTS = {"position_embedding_type": "absolute"}
+
+
 def _bert_sizes(model: torch.nn.Module) -> dict:
     """The options that rebuild a (pretrained) BERT's architecture offline: a random
     BERT of its sizes, into which the saved weights are loaded."""
@@ -119,7 +125,8 @@ def _bert_sizes(model: torch.nn.Module) -> dict:
     config, standard = model.net.config, BertConfig()
     odd = [k for k in ("type_vocab_size", "hidden_act", "layer_norm_eps",
                        "position_embedding_type", "classifier_dropout")
-           if getattr(config, k, None) != getattr(standard, k, None)]
+           if getattr(config, k, BERT_DEFAULTS.get(k))
+           != getattr(standard, k, BERT_DEFAULTS.get(k))]
     if odd:
         raise ValueError(f"save_model keeps a BERT of the standard architecture; this "
                          f"one differs from BertConfig's in {', '.join(odd)}")
@@ -132,7 +139,8 @@ def _bert_sizes(model: torch.nn.Module) -> dict:
 
 def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequence[str],
                folder: str | Path, *, name: str, options: dict | None = None,
-               max_len: int | None = None, lowercase: bool = True) -> Path:
+               max_len: int | None = None, lowercase: bool = True,
+               input_format: dict | None = None) -> Path:
     """Write ``model`` (registered as ``name``, built with ``options``) with its
     vocabulary and label names into ``folder`` (made if missing); returns it.
 
@@ -147,6 +155,10 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
             ``dropout``). A WordPiece BERT keeps its sizes instead.
         max_len: the run's truncation (None: texts were kept whole).
         lowercase: recorded; lamalib's tokenizer always lowercases.
+        input_format: how the training files were read (``load_splits``' options:
+            ``text_col``, ``label_col``, ``header``, ``encoding``, ...), kept as
+            ``"input"`` in model.json: ``evaluate`` and ``predict`` read a file the
+            same way unless told otherwise.
     """
     wordpiece = isinstance(vocab, BertTokens)
     if not wordpiece and not isinstance(vocab, Vocab):
@@ -184,6 +196,7 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
         "model": name, "kind": kind, "options": options,
         "vocab_size": len(vocab), "labels": labels,
         "preprocessing": preprocessing,
+        **({"input": _plain(input_format)} if input_format else {}),
     }
     (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return folder

@@ -113,9 +113,23 @@ def check_outputs(args) -> None:
                             getattr(args, option, None))
 
 
+def check_model_folder(name: str | None, force: bool) -> None:
+    """``--save-model DIR`` never replaces a saved model (or other files) unless
+    ``--force``: said before any data is read."""
+    if name is None or force:
+        return
+    path = Path(name).expanduser()
+    if path.is_dir() and any(path.iterdir()):
+        what = ("a saved model" if (path / "model.json").is_file()
+                else "other files")
+        raise UsageError(f"--save-model {name}: already holds {what}; give another "
+                         "folder, or add --force to replace it")
+
+
 def cmd_run(args, argv) -> None:
     check_count("--seeds", args.seeds)
     check_outputs(args)
+    check_model_folder(args.save_model, args.force)
     dataset = "file" if args.train else args.dataset
     if dataset is None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
@@ -162,9 +176,10 @@ def add_save_model_option(run_parser: argparse.ArgumentParser) -> None:
     """``run --save-model DIR``: keep the trained model (lamalib.models.saved)."""
     run_parser.add_argument(
         "--save-model", metavar="DIR",
-        help="also keep the trained model (best epoch) with its vocabulary, labels "
-             "and max_len in DIR; read it with `predict --model DIR` or "
-             "lamalib.models.saved.load_model(DIR)")
+        help="also keep the trained model (best epoch) with its vocabulary, labels, "
+             "max_len and how its files were read in DIR (written whole or not at "
+             "all; a folder that holds a model is replaced only with --force); read "
+             "it with `predict --model DIR` or lamalib.models.saved.load_model(DIR)")
 
 
 def _save_to(args) -> Path | None:

@@ -30,7 +30,7 @@ from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerpr
                                 vocab_digest)
 from lamalib.models import build_model, model_options
 from lamalib.models.registry import UNRECORDED_OPTIONS
-from lamalib.models.saved import save_model
+from lamalib.models.saved import SavedModelError, save_model
 from lamalib.nn.transformer.positional import LearnedPositionalEmbedding
 from lamalib import runtime
 from lamalib.runtime import get_device, profile, seed_everything
@@ -344,6 +344,11 @@ def last_line(metrics: dict) -> str:
     return line
 
 
+class ResultsUnwritable(ValueError):
+    """The results file cannot be written (a full disk): nothing of the run is
+    claimed, its checkpoint is kept."""
+
+
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during training; the message says where the same command resumes."""
 
@@ -430,7 +435,8 @@ def input_format(spec: RunSpec) -> dict | None:
              "text_sep")}
 
 
-def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
+def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path,
+                    force: bool = False) -> None:
     """Keep the run's model: a sentence-pair run's whole pair classifier (its encoder
     named by the run), a pretrained BERT with its WordPiece tokenizer's files."""
     if isinstance(train, PairDataset):
@@ -440,7 +446,7 @@ def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
     else:
         name, options = spec.model, spec.model_options
     save_model(model, vocab, train.label_names, save_to, name=name, options=options,
-               max_len=spec.max_len, input_format=input_format(spec))
+               max_len=spec.max_len, input_format=input_format(spec), overwrite=force)
     print(f"model saved to {save_to}", flush=True)
 
 
@@ -553,7 +559,26 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             "command": command_line(argv),
         }
         if main:
-            write_json_atomic(out, result)
+            kept = f"the run's checkpoint stays in {shown_path(run_dir)}"
+            if save_to is not None:  # first: no results file for a model not kept
+                try:  # fit restored the best epoch's weights
+                    _save_run_model(spec, model, vocab, train, Path(save_to), force)
+                except SavedModelError as error:
+                    raise SavedModelError(
+                        f"--save-model {error}; no results file was written and "
+                        f"{kept}: the same command finishes the run (without "
+                        "training again) once the model can be written") from None
+            try:
+                write_json_atomic(out, result)
+            except OSError as error:
+                if save_to is not None:  # the model goes with its results file
+                    shutil.rmtree(save_to, ignore_errors=True)
+                raise ResultsUnwritable(
+                    f"--results {shown_path(results_dir)}: cannot write "
+                    f"{out.name} ({error.strerror}); nothing was written "
+                    + ("(nor the model) " if save_to is not None else "")
+                    + f"and {kept}: the same command finishes the run (without "
+                    "training again) once the file can be written") from None
             if history.stopped_early:
                 shutil.rmtree(run_dir, ignore_errors=True)  # the results file is it now
             else:  # the cap came first: kept, so a higher cap can go on from it
@@ -563,8 +588,6 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                       f"checkpoint stays in {shown_path(run_dir)}: the same command "
                       "with --set epochs=N (more) and --force goes on from it",
                       flush=True)
-            if save_to is not None:  # fit restored the best epoch's weights
-                _save_run_model(spec, model, vocab, train, Path(save_to))
             print(f"{last_line(result['metrics'])} -> {shown_path(out)}", flush=True)
     return result
 

@@ -40,7 +40,10 @@ folder raises :class:`SavedModelError`, one line naming the file and what to do.
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import shutil
+import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,7 +143,7 @@ def _bert_sizes(model: torch.nn.Module) -> dict:
 def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequence[str],
                folder: str | Path, *, name: str, options: dict | None = None,
                max_len: int | None = None, lowercase: bool = True,
-               input_format: dict | None = None) -> Path:
+               input_format: dict | None = None, overwrite: bool = False) -> Path:
     """Write ``model`` (registered as ``name``, built with ``options``) with its
     vocabulary and label names into ``folder`` (made if missing); returns it.
 
@@ -159,6 +162,13 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
             ``text_col``, ``label_col``, ``header``, ``encoding``, ...), kept as
             ``"input"`` in model.json: ``evaluate`` and ``predict`` read a file the
             same way unless told otherwise.
+        overwrite: replace a model already saved in ``folder`` (otherwise a folder
+            that holds anything is refused: one save never destroys another).
+
+    The files are written into a temporary folder beside ``folder``, which is then
+    renamed to it: a failed save (a full disk, say) leaves nothing half-written, and a
+    replaced model is removed only once the new one is complete. A failure to write is
+    a :class:`SavedModelError` saying so.
     """
     wordpiece = isinstance(vocab, BertTokens)
     if not wordpiece and not isinstance(vocab, Vocab):
@@ -178,7 +188,45 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
     options = _bert_sizes(model) if wordpiece else _kept_options(options)
     json.dumps(options)  # fail here, before writing, on an option JSON cannot keep
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    taken = folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
+    if taken and not overwrite:
+        raise SavedModelError(f"{folder}: already holds "
+                              + ("a saved model" if (folder / CONFIG).is_file()
+                                 else "files") + "; give another folder, or replace "
+                              "it with --force (save_model(..., overwrite=True))")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".saving",
+                                dir=folder.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)  # as a folder made by mkdir (mkdtemp's is private)
+    try:
+        _write_model(model, vocab, tmp, wordpiece, {
+            "format": FORMAT, "format_version": FORMAT_VERSION,
+            "lamalib": lamalib_version(),
+            "model": name, "kind": kind, "options": options,
+            "vocab_size": len(vocab), "labels": labels,
+            **({"input": _plain(input_format)} if input_format else {}),
+        }, max_len)
+        if folder.exists():  # an empty folder, or a model to replace
+            old = folder.parent / f"{tmp.name}.old"
+            folder.rename(old)
+            tmp.rename(folder)
+            shutil.rmtree(old)
+        else:
+            tmp.rename(folder)
+    except (OSError, RuntimeError) as error:  # torch.save says a full disk this way
+        shutil.rmtree(tmp, ignore_errors=True)
+        why = (error.strerror if isinstance(error, OSError) and error.strerror
+               else " ".join(str(error).split())[:200])
+        raise SavedModelError(f"{folder}: cannot save the model ({why}); nothing was "
+                              "written there") from None
+    return folder
+
+
+def _write_model(model, vocab, folder: Path, wordpiece: bool, config: dict,
+                 max_len: int | None) -> None:
+    """Every file of a saved model, into ``folder`` (a fresh temporary one)."""
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
     torch.save(state, folder / WEIGHTS)
     if wordpiece:  # the tokenizer's own files: vocab.txt, tokenizer.json, ...
@@ -190,16 +238,11 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
         (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
                                     encoding="utf-8")
         preprocessing = {"tokenizer": TOKENIZER, "lowercase": True, "max_len": max_len}
-    config = {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
-        "lamalib": lamalib_version(),
-        "model": name, "kind": kind, "options": options,
-        "vocab_size": len(vocab), "labels": labels,
-        "preprocessing": preprocessing,
-        **({"input": _plain(input_format)} if input_format else {}),
-    }
+    config = {**config, "preprocessing": preprocessing}
+    config = {k: config[k] for k in ("format", "format_version", "lamalib", "model",
+                                      "kind", "options", "vocab_size", "labels",
+                                      "preprocessing", "input") if k in config}
     (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    return folder
 
 
 def _fail(path: Path, what: str, todo: str) -> SavedModelError:

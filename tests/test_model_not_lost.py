@@ -43,7 +43,7 @@ def _width(folder):
 
 
 def _full_disk(model, vocab, folder, *args):
-    (folder / "weights.pt").write_bytes(b"half a file")  # what a full disk leaves
+    (folder / "weights.safetensors").write_bytes(b"half a file")  # what a full disk leaves
     raise FULL
 
 

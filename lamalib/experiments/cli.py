@@ -144,11 +144,32 @@ def cmd_run(args, argv) -> None:
     if args.recipe:  # the paper's settings for this model, as reproduce uses them
         fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
+    fields = with_finetuning_lr(fields)
     _check_test_split(args, fields.get("test_fraction"))
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
                    _checkpoints(args), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+FINETUNE_LR = 5e-5  # the default lr of a run that fine-tunes a pretrained encoder
+
+
+def with_finetuning_lr(fields: dict) -> dict:
+    """A ``bert`` run from pretrained weights (``pretrained_name`` not None) whose lr
+    is not set: ``FINETUNE_LR`` (BERT's paper fine-tunes at 2e-5 to 5e-5; the
+    default 1e-3 is for models trained from scratch and collapses a pretrained
+    encoder to one class), said in one line and kept in the results file."""
+    if fields["model"] != "bert" or "lr" in fields.get("train", {}):
+        return fields
+    from lamalib.models.bert import DEFAULT_NAME
+
+    name = fields.get("model_options", {}).get("pretrained_name", DEFAULT_NAME)
+    if name is None:
+        return fields
+    print(f"note: fine-tuning the pretrained {name} at lr {FINETUNE_LR:g} (the default "
+          "for a pretrained encoder; set another with --set lr=...)", flush=True)
+    return {**fields, "train": {**fields.get("train", {}), "lr": FINETUNE_LR}}
 
 
 def _check_test_split(args, fraction: float | None) -> None:

@@ -46,7 +46,9 @@ from lamalib.provenance import (code_identity, command_line, git_commit, hardwar
                                 write_json_atomic)
 from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
                                          user_results_dir)
-from lamalib.experiments.run_checkpoint import (checkpoints_dir, note_other_runs,
+from lamalib.experiments.run_checkpoint import (COMPLETE, FOLDER, checkpoints_dir,
+                                                mark_complete, note_other_runs,
+                                                remove_other_runs,
                                                 run_folder)
 from lamalib.experiments.spec import RunSpec
 
@@ -511,6 +513,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                   f"{spec.dataset_label()} (seed {spec.seed}): "
                   f"{len(train)}/{len(valid)}/{len(test)} examples, vocab "
                   f"{len(vocab)}", flush=True)
+        (run_dir / COMPLETE).unlink(missing_ok=True)  # until it is complete again
         done: list[int] = []  # the epochs this process finished (and checkpointed)
         try:
             history = fit(model, loaders[0], loaders[1], config, step,
@@ -579,9 +582,12 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                     + ("(nor the model) " if save_to is not None else "")
                     + f"and {kept}: the same command finishes the run (without "
                     "training again) once the file can be written") from None
+            if checkpoints == Path(results_dir) / FOLDER:
+                remove_other_runs(checkpoints, out.stem, run_dir)
             if history.stopped_early:
                 shutil.rmtree(run_dir, ignore_errors=True)  # the results file is it now
             else:  # the cap came first: kept, so a higher cap can go on from it
+                mark_complete(run_dir)
                 print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}) "
                       f"reached its cap of {config.epochs} epochs before early "
                       f"stopping fired (best epoch {history.best_epoch}); its "

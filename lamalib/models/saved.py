@@ -5,8 +5,9 @@
 - ``model.json``: the registered model name and its options, the label names, the
   preprocessing (tokenizer, lowercasing, maximum length), the format version and the
   lamalib version that wrote it;
-- ``weights.pt``: the model's plain ``state_dict`` (tensors only; read back with
-  ``torch.load(..., weights_only=True)``, so loading never runs pickled code);
+- ``weights.safetensors``: the model's ``state_dict`` in the safetensors format
+  (tensors only: loading never runs code; a folder saved before it holds
+  ``weights.pt``, still read, with ``torch.load(..., weights_only=True)``);
 - ``vocab.txt``: the vocabulary, one token per line in id order; or, for a BERT that
   reads WordPiece ids (a pretrained one, ``lamalib.models.bert.BertTokens``),
   ``tokenizer/``: the tokenizer's own files, loaded offline. The BERT's architecture
@@ -62,7 +63,8 @@ from lamalib.provenance import lamalib_version
 
 FORMAT = "lamalib-saved-model"
 FORMAT_VERSION = 1
-CONFIG, WEIGHTS, VOCAB = "model.json", "weights.pt", "vocab.txt"
+CONFIG, WEIGHTS, VOCAB = "model.json", "weights.safetensors", "vocab.txt"
+LEGACY_WEIGHTS = "weights.pt"  # what lamalib wrote before safetensors; still read
 TOKENIZER = "lamalib.data.tokenize"  # lowercase, NFC, punctuation as tokens
 WORDPIECE, WORDPIECE_FILES = "wordpiece", "tokenizer"  # a BERT's tokenizer, its folder
 
@@ -227,8 +229,11 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
 def _write_model(model, vocab, folder: Path, wordpiece: bool, config: dict,
                  max_len: int | None) -> None:
     """Every file of a saved model, into ``folder`` (a fresh temporary one)."""
-    state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-    torch.save(state, folder / WEIGHTS)
+    from safetensors.torch import save_file
+
+    state = {k: v.detach().cpu().clone().contiguous()
+             for k, v in model.state_dict().items()}
+    save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     if wordpiece:  # the tokenizer's own files: vocab.txt, tokenizer.json, ...
         vocab.tokenizer.save_pretrained(folder / WORDPIECE_FILES)
         lower = getattr(vocab.tokenizer, "do_lower_case", None)
@@ -331,9 +336,24 @@ def _read_vocab(folder: Path, config: dict) -> Vocab | BertTokens:
 
 
 def _read_weights(folder: Path) -> dict:
+    """The state_dict in ``weights.safetensors`` (or, in a folder saved before it,
+    ``weights.pt``, read with ``weights_only``: never pickled code); any file that
+    cannot be read as one is a one-line :class:`SavedModelError` naming it."""
     path = folder / WEIGHTS
+    if not path.is_file() and (folder / LEGACY_WEIGHTS).is_file():
+        return _read_legacy_weights(folder / LEGACY_WEIGHTS)
     if not path.is_file():
         raise _fail(path, "missing", _RESAVE)
+    from safetensors.torch import load_file
+
+    try:
+        return load_file(str(path), device="cpu")
+    except Exception as error:  # SafetensorError and its kin: the file is not one
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise _fail(path, f"unreadable ({first[:200]})", _RESAVE) from None
+
+
+def _read_legacy_weights(path: Path) -> dict:
     try:
         # weights_only: tensors and plain containers only, never pickled code
         state = torch.load(path, map_location="cpu", weights_only=True)
@@ -341,9 +361,10 @@ def _read_weights(folder: Path) -> dict:
         first = str(error).strip().splitlines()[0]
         raise _fail(path, f"refused: it holds more than tensors ({first})",
                     "never load weights from an untrusted source; " + _RESAVE) from None
-    except (RuntimeError, EOFError, OSError) as error:
-        first = str(error).strip().splitlines()[0]
-        raise _fail(path, f"unreadable ({first})", _RESAVE) from None
+    except Exception as error:  # random bytes, a text file: torch's many errors
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise _fail(path, f"unreadable ({type(error).__name__}: {first[:200]})",
+                    _RESAVE) from None
     if not isinstance(state, dict) or not all(
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         raise _fail(path, "not a state_dict of named tensors", _RESAVE)
@@ -542,7 +563,8 @@ def load_model(folder: str | Path, device: str | torch.device = "cpu") -> SavedM
         model.load_state_dict(state)
     except RuntimeError as error:
         detail = " ".join(str(error).split())
-        raise _fail(folder / WEIGHTS, f"does not fit {CONFIG}'s model {name!r} "
+        used = WEIGHTS if (folder / WEIGHTS).is_file() else LEGACY_WEIGHTS
+        raise _fail(folder / used, f"does not fit {CONFIG}'s model {name!r} "
                     f"({detail})", "the files come from different saves: "
                     + _RESAVE) from None
     return SavedModel(model.to(device), vocab, labels, config, folder)

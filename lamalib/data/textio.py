@@ -72,6 +72,29 @@ def _utf8_line(raw: bytes) -> tuple[int, bytes] | None:
     return None
 
 
+def utf16_without_bom(sample: bytes) -> str | None:
+    """``"utf-16-le"`` or ``"utf-16-be"`` where ``sample`` (a file's first bytes, no
+    byte-order mark) looks like UTF-16 text: most of its odd (or even) bytes are 0,
+    as in ASCII letters written two bytes each; else None."""
+    sample = sample[:4096]
+    if len(sample) < 4 or sample.count(0) < len(sample) / 4:
+        return None
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    if odd > 0.6 * len(sample) / 2:
+        return "utf-16-le"
+    if even > 0.6 * len(sample) / 2:
+        return "utf-16-be"
+    return None
+
+
+def _no_bom_utf16(sample: bytes, where: str, option: str) -> None:
+    guess = utf16_without_bom(sample)
+    if guess is not None:
+        raise ValueError(f"{where}: looks like UTF-16 without a byte-order mark (every "
+                         f"other byte is 0); pass {option.format(guess)}, or re-save "
+                         "the file as UTF-8")
+
+
 def decode(raw: bytes, encoding: str, where: str,
            option: str = "encoding='{}'") -> str:
     """``raw`` decoded with ``encoding``; read as UTF-8, a byte-order mark (UTF-8,
@@ -86,6 +109,8 @@ def decode(raw: bytes, encoding: str, where: str,
     utf8 = codecs.lookup(encoding).name == "utf-8"
     codec = next((c for bom, c in BOMS if raw.startswith(bom)),
                  "utf-8") if utf8 else encoding
+    if codec == "utf-8":
+        _no_bom_utf16(raw, where, option)
     try:
         text = raw.decode(codec)
     except UnicodeDecodeError as err:
@@ -158,10 +183,12 @@ def stream_lines(raw: BinaryIO, encoding: str, where: str,
     dropped; bytes not in ``encoding`` are an error naming the line), one line at a
     time: memory holds one line, whatever the size of the stream. ``\\r\\n``,
     ``\\n`` and a lone ``\\r`` end a line (as ``str.splitlines``)."""
-    head = raw.read(4)
+    head = raw.read(4096)
     utf8 = codecs.lookup(encoding).name == "utf-8"
     codec = next((c for bom, c in BOMS if head.startswith(bom)),
                  "utf-8") if utf8 else encoding
+    if codec == "utf-8":
+        _no_bom_utf16(head, where, option)
     stream = io.BufferedReader(_Prefixed(head, raw))
     number, seen_utf8 = 0, False
     mojibake = not utf8 and _single_byte(codec)

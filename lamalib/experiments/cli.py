@@ -145,11 +145,24 @@ def cmd_run(args, argv) -> None:
         fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
     fields = with_finetuning_lr(fields)
+    _check_embeddings(fields.get("embeddings"))
     _check_test_split(args, fields.get("test_fraction"))
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
                    _checkpoints(args), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def _check_embeddings(value: str | None) -> None:
+    """``--set embeddings=FILE``: a file that is there, before any data is read."""
+    if value is None or value in ("random", "word2vec"):
+        return
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise UsageError(f"--set embeddings={value}: "
+                         + ("a folder" if path.is_dir() else "no such file")
+                         + "; embeddings takes random, word2vec or a vectors file "
+                         "(GloVe's or word2vec's text format)")
 
 
 FINETUNE_LR = 5e-5  # the default lr of a run that fine-tunes a pretrained encoder

@@ -61,6 +61,24 @@ def predicted_ids(saved, texts: list[str]) -> list[int]:
     return ids
 
 
+# the image formats matplotlib writes (by the file's suffix)
+FIGURE_SUFFIXES = ("png", "pdf", "svg", "svgz", "jpg", "jpeg", "eps", "ps", "tif",
+                   "tiff", "webp", "pgf")
+
+
+def check_figure_suffix(name: str | None) -> None:
+    """``--figure FILE``: a suffix matplotlib writes, checked before the evaluation."""
+    if name is None:
+        return
+    suffix = Path(name).suffix.lower().lstrip(".")
+    if suffix not in FIGURE_SUFFIXES:
+        raise UsageError(f"--figure {name}: "
+                         + (f"'.{suffix}' is not an image format" if suffix
+                            else "no suffix to tell the image format")
+                         + f"; end the name in .png (or .{', .'.join(FIGURE_SUFFIXES[1:6])}"
+                         ", ...)")
+
+
 def report_lines(report: ClassReport) -> list[str]:
     """The per-class table as TSV lines: label, precision, recall, f1, support."""
     lines = ["label\tprecision\trecall\tf1\tsupport"]
@@ -108,6 +126,7 @@ def cmd_evaluate(args, argv) -> None:
     check_input_file("--test", args.test)
     check_output_file("--out", args.out)
     check_output_file("--figure", args.figure)
+    check_figure_suffix(args.figure)
     options = file_options(args.set or [])
     saved = load_model(args.model)
     options = with_model_format(options, saved.config.get("input") or {})

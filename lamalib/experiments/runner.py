@@ -14,6 +14,7 @@ import resource
 import shutil
 import time
 import warnings
+from collections import Counter
 from contextlib import nullcontext
 from dataclasses import replace
 from functools import partial
@@ -65,6 +66,13 @@ def load_data(spec: RunSpec):
         if spec.test_fraction:  # the test split first, then validation from the rest
             train, test = stratified_split(train, spec.test_fraction, seed=0,
                                            split="test")
+            counts = Counter(train.labels)
+            if valid is None and max(counts.values()) < 2:
+                raise ValueError(
+                    f"test_fraction={spec.test_fraction:g} leaves {len(train)} of "
+                    f"{len(train) + len(test)} examples for training (one a class), "
+                    "too few to split a validation set off as well; give a smaller "
+                    "share, e.g. test_fraction=0.1, or --valid FILE")
         if valid is None:
             train, valid = stratified_split(train, valid_fraction=0.1, seed=0)
         return train, valid, test

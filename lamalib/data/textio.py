@@ -116,9 +116,11 @@ def decode(raw: bytes, encoding: str, where: str,
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
         bad = raw[err.start : err.end]
-        if codec == "utf-8" and _utf8_line(raw) is not None:
+        found = _utf8_line(raw) if codec == "utf-8" else None
+        if found is not None:
             before = ("the line before it is" if line == 2 else
-                      f"the {line - 1} lines before it are")
+                      f"the {line - 1} lines before it are" if line > 2 else
+                      f"line {found[0]} is")
             raise ValueError(
                 f"{where}: line {line} is not UTF-8; {before}. The file mixes "
                 f"encodings (line {line} has the bytes {bad!r}) and no other one "

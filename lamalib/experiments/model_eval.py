@@ -144,8 +144,7 @@ def cmd_evaluate(args, argv) -> None:
     print(f"accuracy\t{report.accuracy:.4f}\n")
     lines = report_lines(report)
     print("\n".join(lines))
-    macro = [sum(r[k] for r in report.rows) / len(report.rows)
-             for k in ("precision", "recall", "f1")]
+    macro = [report.macro(k) for k in ("precision", "recall", "f1")]
     print("macro avg\t" + "\t".join(f"{v:.4f}" for v in macro) + f"\t{len(test)}")
     print("\nconfusion matrix (rows: gold, columns: predicted)")
     print("\t".join(["gold \\ predicted", *report.labels]))

@@ -1,6 +1,7 @@
 """Apply each mutant of issue 61 item 8 to this checkout, run the test meant to kill
 it (tests/test_mutations_61.py), and revert: prints killed / SURVIVED per mutant.
     python tests/mutants_61.py [NAME ...]
+"""
 import subprocess, sys, os
 from pathlib import Path
 

@@ -138,3 +138,17 @@ def test_a_nan_loss_stops_the_run_with_one_line_and_no_results_file(tmp_path):
     assert message.startswith("epoch 1, batch ")
     assert not list((tmp_path / "r").glob("*.json"))
     assert not (tmp_path / "m").exists()
+
+
+def test_weights_that_diverge_in_one_step_stop_the_run_at_validation(tmp_path):
+    # one batch an epoch: the loss of the only update is finite, the weights after it
+    # are not, and the validation loss says so
+    rows = [("pos", "a warm funny film"), ("neg", "a dull tedious mess")] * 9
+    for name in ("train.tsv", "test.tsv"):
+        (tmp_path / name).write_text("".join(f"{y}\t{x}\n" for y, x in rows))
+    with pytest.raises(NonFiniteLoss) as caught:
+        main(["run", "--model", "avg", "--train", str(tmp_path / "train.tsv"),
+              "--test", str(tmp_path / "test.tsv"), "--set", "header=false",
+              "--set", "lr=1e30", "--results", str(tmp_path / "r")])
+    assert str(caught.value).startswith("epoch 1: the validation loss is nan")
+    assert not list((tmp_path / "r").glob("*.json"))

@@ -21,7 +21,7 @@ from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (FILE_KEYS, UsageError, check_count,
                                          check_input_file, check_output_file,
-                                         check_output_folder,
+                                         check_output_folder, missing_dependency,
                                          option_types, parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
@@ -173,7 +173,13 @@ def with_finetuning_lr(fields: dict) -> dict:
     is not set: ``FINETUNE_LR`` (BERT's paper fine-tunes at 2e-5 to 5e-5; the
     default 1e-3 is for models trained from scratch and collapses a pretrained
     encoder to one class), said in one line and kept in the results file."""
-    if fields["model"] != "bert" or "lr" in fields.get("train", {}):
+    if fields["model"] != "bert":
+        return fields
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:  # before any data is read
+        raise UsageError(missing_dependency("transformers"))
+    if "lr" in fields.get("train", {}):
         return fields
     from lamalib.models.bert import DEFAULT_NAME
 

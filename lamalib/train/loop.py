@@ -125,10 +125,10 @@ def _epoch_line(record: dict, epochs: int) -> None:
 
 
 def _non_finite(value: float, epoch: int, batch: int | None,
-                config: TrainConfig) -> None:
+                config: TrainConfig, what: str = "training") -> None:
     where = f"epoch {epoch}" + (f", batch {batch}" if batch else "")
     raise NonFiniteLoss(
-        f"{where}: the training loss is {value} (not a finite number), so the run "
+        f"{where}: the {what} loss is {value} (not a finite number), so the run "
         f"stopped and records no result; lower the learning rate (lr={config.lr:g}) "
         "or keep gradient clipping on (clip_grad)")
 
@@ -265,6 +265,8 @@ def fit(
         }
         if valid is not None:
             scores = evaluate(model, valid, step, device, use_amp)
+            if not math.isfinite(scores["loss"]):  # the weights themselves diverged
+                _non_finite(scores["loss"], epoch, None, config, "validation")
             record.update(valid_loss=scores["loss"], valid_accuracy=scores["accuracy"])
             if "macro_f1" in scores:
                 record["valid_macro_f1"] = scores["macro_f1"]

@@ -75,8 +75,8 @@ def check_figure_suffix(name: str | None) -> None:
         raise UsageError(f"--figure {name}: "
                          + (f"'.{suffix}' is not an image format" if suffix
                             else "no suffix to tell the image format")
-                         + f"; end the name in .png (or .{', .'.join(FIGURE_SUFFIXES[1:6])}"
-                         ", ...)")
+                         + "; end the name in .png (or ."
+                         + ", .".join(FIGURE_SUFFIXES[1:6]) + ", ...)")
 
 
 def report_lines(report: ClassReport) -> list[str]:

@@ -3,6 +3,7 @@ the same logits for every registered classifier; predict, attention, tampering."
 
 import json
 import pickle
+import random
 
 import pytest
 import torch
@@ -145,20 +146,42 @@ def test_a_tampered_folder_is_a_one_line_error_naming_the_file(tmp_path, damage,
 
 @pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_a_weights_file_with_a_pickled_object_is_refused(tmp_path):
+    from safetensors.torch import load_file
+
+    from lamalib.models.saved import LEGACY_WEIGHTS
+
     folder = _saved(tmp_path, "avg")[2]
-    state = torch.load(folder / WEIGHTS, weights_only=True)
+    state = load_file(str(folder / WEIGHTS))
+    (folder / WEIGHTS).unlink()  # a folder saved before safetensors: weights.pt
+    torch.save(state, folder / LEGACY_WEIGHTS)
+    assert load_model(folder).labels  # read as before
 
     class Sneaky:
         def __reduce__(self):  # would run code if unpickled
             return (print, ("pickled code ran",))
 
-    torch.save({**state, "extra": Sneaky()}, folder / WEIGHTS)
+    torch.save({**state, "extra": Sneaky()}, folder / LEGACY_WEIGHTS)
     with pytest.raises(SavedModelError, match="refused: it holds more than tensors"):
         load_model(folder)
     # and a plain pickle (not torch's format) is refused too
-    (folder / WEIGHTS).write_bytes(pickle.dumps(Sneaky()))
-    with pytest.raises(SavedModelError, match=WEIGHTS):
+    (folder / LEGACY_WEIGHTS).write_bytes(pickle.dumps(Sneaky()))
+    with pytest.raises(SavedModelError, match=LEGACY_WEIGHTS):
         load_model(folder)
+
+
+@pytest.mark.parametrize("name", ["weights.safetensors", "weights.pt"])
+@pytest.mark.parametrize("content", [b"", b"101\n", b"just some text\n"]
+                         + [bytes(random.Random(seed).randrange(256)
+                                  for _ in range(64 * (seed + 1))) for seed in range(30)])
+def test_a_broken_weights_file_is_one_line(tmp_path, name, content):
+    folder = _saved(tmp_path, "avg")[2]
+    (folder / WEIGHTS).unlink()
+    (folder / name).write_bytes(content)
+    with pytest.raises(SavedModelError) as caught:
+        load_model(folder)
+    message = str(caught.value)
+    assert "\n" not in message and str(folder / name) in message
+    assert "save the model again" in message
 
 
 def test_a_folder_that_is_not_there(tmp_path):

@@ -96,5 +96,6 @@ def test_a_run_starts_from_a_vectors_file_and_records_it(tmp_path, monkeypatch):
     assert r["embeddings_file"]["file"] == "vec.txt"
     assert r["embeddings_file"]["dim"] == 4 and len(r["embeddings_file"]["sha256"]) == 64
     assert 0 < r["embeddings_file"]["coverage"] < 1
-    with pytest.raises(ValueError, match="none of them"):
+    with pytest.raises(SystemExit, match="embeddings=glove.missing.txt: no such "
+                                         "file"):  # said before any data is read
         main([*args, "--set", "embeddings=glove.missing.txt", "--force"])

@@ -19,8 +19,13 @@ Several text columns (``text_col=["title", "description"]``, or column numbers) 
 joined into one text with ``text_sep`` between them (default :data:`TEXT_SEP`,
 ``" . "``: a sentence boundary a tokenizer keeps); a blank one is left out.
 
-Blank lines are skipped, labels are stripped of surrounding spaces, texts are kept as
-written (an empty label or text is an error). Label ids follow :func:`label_order`
+Blank lines are skipped, texts are kept as written (an empty label or text is an
+error). Labels follow one rule (:func:`canonical_label`): stripped of surrounding
+spaces, and a number in its shortest form, so ``1``, ``1.0`` and ``01`` are one class;
+a label that stands for a missing value (``NaN``, ``None``, ``null``, any case) is an
+error naming its line. A column that is neither the label nor a text column is named
+in one :class:`UnusedColumnsWarning`. A TSV file whose lines end in a lone ``\r``
+(classic Mac OS) is read line by line as well. Label ids follow :func:`label_order`
 unless ``label_names=`` gives them; :func:`load_splits` gives a training file and its
 test file the same ids.
 """
@@ -51,7 +56,30 @@ TEXT_NAMES = {"text", "review", "sentence", "content", "description", "title", "
 
 class HeaderWarning(UserWarning):
     """A file read with ``header=False`` whose first row looks like column names."""
+
+
+class UnusedColumnsWarning(UserWarning):
+    """A file with columns that are neither the label nor a text column."""
+
+
+# A label cell that stands for a missing value (pandas writes NaN or None for an
+# empty cell, a database NULL): refused, never made a class of its own.
+MISSING_LABELS = {"nan", "none", "null"}
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def canonical_label(label: str) -> str:
+    """A label as a class is named: stripped of surrounding spaces, and a number in its
+    shortest form, so that ``1``, ``1.0``, ``01`` and ``+1`` are one class (``1``),
+    ``2.50`` is ``2.5``; any other label is kept as written (``Pos`` and ``pos`` are
+    two classes)."""
+    label = label.strip()
+    if not _NUMBER.fullmatch(label):
+        return label
+    value = float(label)
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return repr(value)
 
 
 def label_order(labels: Sequence[str]) -> list[str]:
@@ -95,8 +123,12 @@ def _format_of(path: Path, format: str | None, delimiter: str | None) -> str:
 
 def _tsv_records(content: str) -> Iterator[tuple[int, list[str]]]:
     # Only "\n" ends a line (a lone "\r" or "\x85" may sit inside a text); a "\r"
-    # before it is the Windows line end.
-    for number, line in enumerate(content.split("\n"), 1):
+    # before it is the Windows line end. A file without any "\n" (but at its end)
+    # and with "\r"s has the classic Mac OS line ends: each "\r" ends a line.
+    body = content.rstrip("\r\n")
+    lines = body.split("\r") if "\n" not in body and "\r" in body else \
+        content.split("\n")
+    for number, line in enumerate(lines, 1):
         line = line.removesuffix("\r")
         if line.strip():
             yield number, line.split("\t")
@@ -195,6 +227,17 @@ def _read_rows(
     text_at = [_column(col, names, path, "text_col", first)
                for col in (text_col if several else [text_col])]
     label_at = _column(label_col, names, path, "label_col", first)
+    unused = [i for i in range(len(first)) if i not in (*text_at, label_at)]
+    if unused:
+        shown = [repr(_short(names[i])) if names else str(i) for i in unused]
+        text_cols = [repr(names[i]) if names else str(i) for i in text_at]
+        warnings.warn(
+            f"{path}: {len(unused)} column{'s' * (len(unused) != 1)} not read: "
+            f"{', '.join(shown[:SHOWN_LABELS])}"
+            f"{' ...' if len(unused) > SHOWN_LABELS else ''} (the label is column "
+            f"{repr(names[label_at]) if names else label_at}, the text "
+            f"{' + '.join(text_cols)}); to join several text columns into one "
+            "text, name them all in text_col", UnusedColumnsWarning, stacklevel=4)
     rows = _Rows(path, [], [], [])
     data = records if header else chain([(first_line, first)], records)
     for line, fields in data:
@@ -213,7 +256,11 @@ def _read_rows(
                 f"{'header' if header else 'first row'} (line {first_line}) has "
                 f"{_fields(len(first))}; {hint}"
             )
-        label = fields[label_at].strip()
+        label = canonical_label(fields[label_at])
+        if label.casefold() in MISSING_LABELS:
+            raise ValueError(
+                f"{path}, line {line}: the label is {label!r}, a missing value (as "
+                "pandas writes an empty cell); give the row its label or remove it.")
         if several:  # the columns that have a text, joined
             text = text_sep.join(fields[i] for i in text_at if fields[i].strip())
         else:
@@ -294,7 +341,7 @@ def _dataset(rows: _Rows, names: list[str], split: str, where: str) -> TextDatas
 
 
 def _names(label_names: Sequence[str] | None) -> list[str]:
-    names = [str(name).strip() for name in label_names or ()]
+    names = [canonical_label(str(name)) for name in label_names or ()]
     if len(set(names)) != len(names):
         raise ValueError(f"label_names={names} repeats a name.")
     return names

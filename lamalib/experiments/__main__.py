@@ -10,7 +10,8 @@ from lamalib import runtime
 from lamalib.data.fetch import DownloadError
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.experiments.cli import FILE_KEYS, main
-from lamalib.experiments.options import UsageError, in_command_words
+from lamalib.experiments.options import (UsageError, in_command_words,
+                                         missing_dependency)
 from lamalib.experiments.results import ResultsConflict, RunLocked
 
 # a warning is one line on stderr, as an error is
@@ -34,6 +35,9 @@ except KeyboardInterrupt as error:  # a RunInterrupted knows the epoch
           "(complete runs are skipped, an unfinished one resumes from its last "
           "checkpoint)", file=sys.stderr)
     sys.exit(130)
+except ModuleNotFoundError as error:  # an optional dependency the install lacks
+    print(f"error: {missing_dependency(error.name)}", file=sys.stderr)
+    sys.exit(2)
 except BrokenPipeError:  # `... | head` stopped reading: it has what it wanted
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error
     sys.exit(1)

@@ -4,19 +4,24 @@ grid, report every result beside the published figures (chapter "Reproductions")
 from __future__ import annotations
 
 import argparse
+import codecs
 import dataclasses
+import re
 import sys
+import warnings
+from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
 from lamalib.data import DownloadError, available_datasets
-from lamalib.data.textio import decode
+from lamalib.data.textio import decode, open_binary, stream_lines
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
 from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (FILE_KEYS, UsageError, check_count,
                                          check_input_file, check_output_file,
-                                         check_output_folder,
+                                         check_output_folder, missing_dependency,
                                          option_types, parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
@@ -87,11 +92,16 @@ def _check_dataset(name: str) -> None:
 
 
 def _summary(results: list[dict]) -> None:
-    print("\nmodel        dataset              seed  test acc  epochs  s/epoch")
+    print("\nmodel        dataset              seed  test acc  macro-F1  min recall"
+          "  epochs  s/epoch")
     for r in results:
-        h = r["history"]
+        h, m = r["history"], r["metrics"]
+        f1 = f"{m['test_macro_f1']:.4f}" if "test_macro_f1" in m else "—"
+        recalls = [c["recall"] for c in m.get("test_per_class", {}).values()
+                   if c["support"]]
+        low = f"{min(recalls):.4f}" if recalls else "—"
         print(f"{r['model']:<12} {r['dataset']:<20} {r['config']['seed']:>4}  "
-              f"{r['metrics']['test_accuracy']:.4f}  {len(h):>6}  "
+              f"{m['test_accuracy']:.4f}  {f1:>8}  {low:>10}  {len(h):>6}  "
               f"{sum(x['seconds'] for x in h) / len(h):>7.1f}")
 
 
@@ -103,9 +113,23 @@ def check_outputs(args) -> None:
                             getattr(args, option, None))
 
 
+def check_model_folder(name: str | None, force: bool) -> None:
+    """``--save-model DIR`` never replaces a saved model (or other files) unless
+    ``--force``: said before any data is read."""
+    if name is None or force:
+        return
+    path = Path(name).expanduser()
+    if path.is_dir() and any(path.iterdir()):
+        what = ("a saved model" if (path / "model.json").is_file()
+                else "other files")
+        raise UsageError(f"--save-model {name}: already holds {what}; give another "
+                         "folder, or add --force to replace it")
+
+
 def cmd_run(args, argv) -> None:
     check_count("--seeds", args.seeds)
     check_outputs(args)
+    check_model_folder(args.save_model, args.force)
     dataset = "file" if args.train else args.dataset
     if dataset is None:
         raise SystemExit("give --dataset NAME, or --train FILE --test FILE")
@@ -120,11 +144,51 @@ def cmd_run(args, argv) -> None:
     if args.recipe:  # the paper's settings for this model, as reproduce uses them
         fields = {**recipe_fields(args.recipe, args.model, dataset), **fields}
     fields = apply_settings(fields, args.set or [])
+    fields = with_finetuning_lr(fields)
+    _check_embeddings(fields.get("embeddings"))
     _check_test_split(args, fields.get("test_fraction"))
     results = [run(RunSpec(**{**fields, "seed": s}), Path(args.results), argv,
                    _checkpoints(args), force=args.force, save_to=_save_to(args))
                for s in range(args.seeds)]
     _summary(results)
+
+
+def _check_embeddings(value: str | None) -> None:
+    """``--set embeddings=FILE``: a file that is there, before any data is read."""
+    if value is None or value in ("random", "word2vec"):
+        return
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise UsageError(f"--set embeddings={value}: "
+                         + ("a folder" if path.is_dir() else "no such file")
+                         + "; embeddings takes random, word2vec or a vectors file "
+                         "(GloVe's or word2vec's text format)")
+
+
+FINETUNE_LR = 5e-5  # the default lr of a run that fine-tunes a pretrained encoder
+
+
+def with_finetuning_lr(fields: dict) -> dict:
+    """A ``bert`` run from pretrained weights (``pretrained_name`` not None) whose lr
+    is not set: ``FINETUNE_LR`` (BERT's paper fine-tunes at 2e-5 to 5e-5; the
+    default 1e-3 is for models trained from scratch and collapses a pretrained
+    encoder to one class), said in one line and kept in the results file."""
+    if fields["model"] != "bert":
+        return fields
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:  # before any data is read
+        raise UsageError(missing_dependency("transformers"))
+    if "lr" in fields.get("train", {}):
+        return fields
+    from lamalib.models.bert import DEFAULT_NAME
+
+    name = fields.get("model_options", {}).get("pretrained_name", DEFAULT_NAME)
+    if name is None:
+        return fields
+    print(f"note: fine-tuning the pretrained {name} at lr {FINETUNE_LR:g} (the default "
+          "for a pretrained encoder; set another with --set lr=...)", flush=True)
+    return {**fields, "train": {**fields.get("train", {}), "lr": FINETUNE_LR}}
 
 
 def _check_test_split(args, fraction: float | None) -> None:
@@ -152,9 +216,10 @@ def add_save_model_option(run_parser: argparse.ArgumentParser) -> None:
     """``run --save-model DIR``: keep the trained model (lamalib.models.saved)."""
     run_parser.add_argument(
         "--save-model", metavar="DIR",
-        help="also keep the trained model (best epoch) with its vocabulary, labels "
-             "and max_len in DIR; read it with `predict --model DIR` or "
-             "lamalib.models.saved.load_model(DIR)")
+        help="also keep the trained model (best epoch) with its vocabulary, labels, "
+             "max_len and how its files were read in DIR (written whole or not at "
+             "all; a folder that holds a model is replaced only with --force); read "
+             "it with `predict --model DIR` or lamalib.models.saved.load_model(DIR)")
 
 
 def _save_to(args) -> Path | None:
@@ -175,11 +240,13 @@ def _read_text(name: str, encoding: str, what: str) -> str:
     in ``encoding`` are one line naming ``--file`` and what to do."""
     if name == "-":
         return sys.stdin.read()
+    encoding = encoding or "utf-8"
     path = Path(name)
     if not path.is_file():
         raise UsageError(f"--file {name}: no such file (give {what})")
     try:
-        return decode(path.read_bytes(), encoding, f"--file {name}", "--encoding {}")
+        return decode(path.read_bytes(), encoding or "utf-8", f"--file {name}",
+                      "--encoding {}")
     except ValueError as error:
         raise UsageError(str(error)) from None
     except LookupError:
@@ -187,24 +254,95 @@ def _read_text(name: str, encoding: str, what: str) -> str:
                          "utf-8 or cp1252") from None
 
 
-def _lines(args) -> list[tuple[int, str]]:
-    """Every line of ``--file`` (``-``: stdin) with its line number; a blank one too,
-    as it gets its own (empty) row of output."""
+PREDICT_BATCH = 256  # texts per forward pass of predict: memory does not grow with
+# the file, and each batch's rows are written before the next is read
+
+
+def _lines(args) -> Iterator[tuple[int, str]]:
+    """Each line of ``--file`` (``-``: stdin) with its line number, read one at a time
+    (a blank one too, as it gets its own, empty, row of output)."""
     if not args.file:
-        return []
-    text = _read_text(args.file, args.encoding, "one text per line")
-    return list(enumerate(text.splitlines(), 1))
+        return
+    if args.file == "-":
+        raw = sys.stdin.buffer
+    else:
+        path = Path(args.file)
+        if not path.is_file():
+            raise UsageError(f"--file {args.file}: no such file (give one text per "
+                             "line)")
+        try:
+            raw = open_binary(path)
+        except OSError as error:
+            raise UsageError(f"--file {args.file}: cannot read it ({error.strerror})"
+                             ) from None
+    try:
+        codecs.lookup(args.encoding)
+    except LookupError:
+        raise UsageError(f"--encoding {args.encoding}: not an encoding Python knows, "
+                         "e.g. utf-8 or cp1252") from None
+    try:
+        yield from stream_lines(raw, args.encoding, f"--file {args.file}",
+                                "--encoding {}")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
 
 
-def _texts(args) -> list[str | None]:
-    """The texts to classify: the TEXT arguments, then each line of ``--file``;
-    None for a blank line."""
-    texts = list(args.texts) + [line if line.strip() else None
-                                for _, line in _lines(args)]
-    if not any(texts):
-        raise ValueError("give texts to classify: predict --model DIR \"TEXT\" ... "
-                         "or --file FILE (one text per line)")
-    return texts
+def _text_items(args) -> Iterator[tuple[str, str | None]]:
+    """The texts to classify: the TEXT arguments, then each line of ``--file``, each
+    with the line it came from (None for an argument); None for a blank line."""
+    for text in args.texts:
+        yield None, text
+    for number, line in _lines(args):
+        yield line, (line if line.strip() else None)
+
+
+def _pair_items(args) -> Iterator[tuple[str | None, tuple[str, str] | None]]:
+    """A pair model's input: TEXT arguments two by two (premise, hypothesis), and each
+    line of ``--file`` as ``premise<TAB>hypothesis``."""
+    if len(args.texts) % 2:
+        n = len(args.texts)
+        raise UsageError(f"{n} TEXT argument{'s' * (n != 1)}: this sentence-pair model "
+                         "takes them two by two, premise then hypothesis: predict "
+                         "--model DIR \"PREMISE\" \"HYPOTHESIS\" ...")
+    for pair in zip(args.texts[::2], args.texts[1::2]):
+        yield None, pair
+    for n, line in _lines(args):
+        if not line.strip():
+            yield line, None
+            continue
+        cells = line.split("\t")
+        if len(cells) != 2:
+            raise UsageError(f"--file {args.file}, line {n}: {len(cells)} tab-separated "
+                             "fields; a sentence-pair model reads one pair per line, "
+                             "premise<TAB>hypothesis")
+        yield line, (cells[0], cells[1])
+
+
+def _first_given(items: Iterator, hint: str) -> Iterator:
+    """``items`` unchanged, once one of them is not blank; if none is, ValueError
+    with ``hint`` (nothing has been written then)."""
+    held = []
+    for item in items:
+        held.append(item)
+        if item[1] is not None:
+            break
+    else:
+        raise ValueError(hint)
+    return chain(held, items)
+
+
+def _batches(items: Iterator, size: int) -> Iterator[list]:
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _answers(items: list, predict) -> list:
@@ -213,32 +351,6 @@ def _answers(items: list, predict) -> list:
     asked = [x for x in items if x is not None]
     found = iter(predict(asked) if asked else [])
     return [None if x is None else next(found) for x in items]
-
-
-def _pairs(args) -> list[tuple[str, str]]:
-    """A pair model's input: TEXT arguments two by two (premise, hypothesis), and each
-    line of ``--file`` as ``premise<TAB>hypothesis``."""
-    if len(args.texts) % 2:
-        n = len(args.texts)
-        raise UsageError(f"{n} TEXT argument{'s' * (n != 1)}: this sentence-pair model "
-                         "takes them two by two, premise then hypothesis: predict "
-                         "--model DIR \"PREMISE\" \"HYPOTHESIS\" ...")
-    pairs = list(zip(args.texts[::2], args.texts[1::2]))
-    for n, line in _lines(args):
-        if not line.strip():
-            pairs.append(None)
-            continue
-        cells = line.split("\t")
-        if len(cells) != 2:
-            raise UsageError(f"--file {args.file}, line {n}: {len(cells)} tab-separated "
-                             "fields; a sentence-pair model reads one pair per line, "
-                             "premise<TAB>hypothesis")
-        pairs.append((cells[0], cells[1]))
-    if not any(pairs):
-        raise ValueError("give pairs to classify: predict --model DIR \"PREMISE\" "
-                         "\"HYPOTHESIS\" ... or --file FILE (premise<TAB>hypothesis "
-                         "per line)")
-    return pairs
 
 
 def _ranked(ranked, k: int) -> str:
@@ -254,7 +366,38 @@ def _header(k: int) -> list[str]:
     return [c for i in range(1, k + 1) for c in (f"label{i}", f"probability{i}")]
 
 
+LABELLED_SHARE = 0.8  # of a file's first lines: starting with a label and a tab/comma
+
+
+def labelled_note(lines: list[str], labels: list[str], name: str) -> str | None:
+    """One line when most of ``lines`` (a file's first non-blank lines) start with one
+    of the model's ``labels`` and a tab or a comma (or the first line is a
+    ``label<TAB>text`` header): the file looks labelled, and predict would read its
+    labels as part of each text."""
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        return None
+    known = {label.casefold() for label in labels}
+    first = re.split(r"[\t,]", lines[0].strip().casefold())
+    header = len(first) > 1 and first[0] in ("label", "labels", "class", "category",
+                                               "sentiment", "y", "target")
+    hits = sum(len(cells) > 1 and cells[0].strip() in known
+               for cells in (re.split(r"[\t,]", line.casefold(), maxsplit=1)
+                             for line in lines))
+    if not header and hits < LABELLED_SHARE * len(lines):
+        return None
+    return (f"note: --file {name} looks labelled (its lines start with a label of "
+            "the model and a tab or comma): predict reads each whole line as the "
+            "text, label included; to score the model on it, use evaluate --model "
+            f"DIR --test {name}")
+
+
+class PredictInterrupted(KeyboardInterrupt):
+    """Ctrl-C during predict: says how many rows were written and how to go on."""
+
+
 def cmd_predict(args, argv) -> None:
+    from lamalib.data.batching import LongTextWarning
     from lamalib.models.saved import load_model
 
     check_count("--top-k", args.top_k)
@@ -264,29 +407,68 @@ def cmd_predict(args, argv) -> None:
         raise UsageError(f"--top-k {k}: the model has {len(saved.labels)} labels "
                          f"({', '.join(saved.labels)}); give --top-k "
                          f"{len(saved.labels)} or fewer")
+    if args.encoding is None:  # the encoding the model's training files were read in
+        args.encoding = (saved.config.get("input") or {}).get("encoding") or "utf-8"
 
     def ranked(items):
         return saved.top_k(items, k)
 
     if saved.pairs:
-        pairs = _pairs(args)
-        print("\t".join(["premise", "hypothesis", *_header(k)]))
-        for pair, p in zip(pairs, _answers(pairs, ranked)):
-            first, second = pair or ("", "")
-            print(f"{_cell(first)}\t{_cell(second)}\t{_ranked(p, k)}")
-        return
-    texts = _texts(args)
-    known = _answers(texts, saved.known_share)  # None for a blank line
-    unknown = [i + 1 for i, share in enumerate(known) if share == 0.0]
-    if unknown:  # on stderr: the TSV on stdout stays one row per input line
-        shown = ", ".join(map(str, unknown[:5])) + (" ..." if len(unknown) > 5 else "")
-        print(f"warning: {len(unknown)} text(s) (line/argument {shown}) have no word "
+        items = _first_given(_pair_items(args), "give pairs to classify: predict "
+                             "--model DIR \"PREMISE\" \"HYPOTHESIS\" ... or --file "
+                             "FILE (premise<TAB>hypothesis per line)")
+        header = ["premise", "hypothesis", *_header(k)]
+    else:
+        items = _first_given(_text_items(args), "give texts to classify: predict "
+                             "--model DIR \"TEXT\" ... or --file FILE (one text per "
+                             "line)")
+        header = ["text", *_header(k), "known"]
+    print("\t".join(header), flush=True)
+    done, unknown, unknown_rows = 0, [], 0
+    cut_before = saved.cut_count
+    try:
+        with warnings.catch_warnings():  # said once, for the whole input, at the end
+            warnings.simplefilter("ignore", LongTextWarning)
+            for batch in _batches(items, PREDICT_BATCH):
+                if done == 0 and args.file:
+                    note = labelled_note([line for line, _ in batch
+                                          if line is not None], saved.labels,
+                                         args.file)
+                    if note:
+                        print(note, file=sys.stderr, flush=True)
+                given = [item for _, item in batch]
+                answers = _answers(given, ranked)
+                if saved.pairs:
+                    rows = [f"{_cell((pair or ('', ''))[0])}\t"
+                            f"{_cell((pair or ('', ''))[1])}\t{_ranked(p, k)}"
+                            for pair, p in zip(given, answers)]
+                else:
+                    known = _answers(given, saved.known_share)  # None: a blank line
+                    for i, share in enumerate(known):
+                        if share == 0.0:
+                            unknown_rows += 1
+                            if len(unknown) < 5:
+                                unknown.append(done + i + 1)
+                    rows = [f"{_cell(text or '')}\t{_ranked(p, k)}\t"
+                            + ("" if share is None else f"{share:.2f}")
+                            for text, p, share in zip(given, answers, known)]
+                sys.stdout.write("".join(row + "\n" for row in rows))
+                sys.stdout.flush()  # a row is out as soon as it is done
+                done += len(batch)
+    except KeyboardInterrupt:
+        raise PredictInterrupted(
+            f"interrupted: the first {done} rows were written (input {done + 1} "
+            "onwards was not classified); predict keeps no state: run it again on the "
+            "rest, e.g. tail -n +N FILE | predict ... --file -") from None
+    cut = saved.cut_count - cut_before
+    if cut:
+        print(f"warning: {cut} text(s) longer than {saved.limit} tokens were cut to "
+              f"{saved.limit} ({saved._why})", file=sys.stderr)
+    if unknown_rows:  # on stderr: the TSV on stdout stays one row per input line
+        shown = ", ".join(map(str, unknown)) + (" ..." if unknown_rows > 5 else "")
+        print(f"warning: {unknown_rows} text(s) (line/argument {shown}) have no word "
               f"model {saved.name!r} knows: their labels are guesses (the 'known' "
               "column is 0)", file=sys.stderr)
-    print("\t".join(["text", *_header(k), "known"]))
-    for text, p, share in zip(texts, _answers(texts, ranked), known):
-        print(f"{_cell(text or '')}\t{_ranked(p, k)}\t"
-              + ("" if share is None else f"{share:.2f}"))
 
 
 def _attention_model(where: str):
@@ -373,8 +555,9 @@ ATTENTION_MAX_LEN = 512  # tokens the attention command reads by default (as BER
 def _add_file_option(parser: argparse.ArgumentParser, what: str) -> None:
     """``--file FILE`` (saying ``what`` is read from it) and its ``--encoding``."""
     parser.add_argument("--file", metavar="FILE", help=what)
-    parser.add_argument("--encoding", default="utf-8",
-                        help="the encoding of --file (default utf-8), e.g. latin-1")
+    parser.add_argument("--encoding", default=None,
+                        help="the encoding of --file (default: the one the model's "
+                             "training files were read in, else utf-8), e.g. latin-1")
 
 
 def add_model_commands(sub) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 from lamalib.experiments.options import UsageError
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import (course_results_dir, is_course_dir,
-                                         load_published, results_table)
+                                         load_published, load_results, results_table,
+                                         run_recipe)
 from lamalib.experiments.spec import RunSpec, check_name
 from lamalib.train import TrainConfig
 
@@ -18,7 +19,7 @@ WIDTH = 100  # the report's and the model listing's lines fit this many columns
 # report: the columns kept when the full table is too wide, in this order
 ESSENTIAL = ["model", "dataset", "recipe", "runs", "accuracy", "seeds", "paper"]
 DROPPED_FIRST = ["paper_source", "device", "profile", "experiment", "sec_per_epoch",
-                 "epochs"]
+                 "epochs", "min_recall"]
 
 
 def run_name_fields(args) -> dict:
@@ -98,6 +99,43 @@ def _fit(table, width: int):
     return table
 
 
+def class_columns(table, folder: Path, paper: str | None):
+    """``table`` (a results table of ``folder``) with two columns per row, from the
+    same runs: ``macro_f1`` (points, mean over the seeds whose file has it) and
+    ``min_recall`` (the class whose recall, averaged over those seeds, is lowest,
+    e.g. ``neutral 24``); "—" for runs made before results files kept them."""
+    if table.empty:
+        return table
+    groups: dict[tuple, list[dict]] = {}
+    for r in load_results(folder):
+        if paper is None or r["experiment"] == paper:
+            if "test_macro_f1" in r["metrics"]:
+                key = (r["experiment"], r["model"], r["dataset"], run_recipe(r))
+                groups.setdefault(key, []).append(r["metrics"])
+    f1s, lows = [], []
+    for row in table.to_dict("records"):
+        key = (row.get("experiment"), row["model"], row["dataset"],
+               row.get("recipe", paper or ""))
+        group = groups.get(key, [])
+        if not group:
+            f1s.append("—")
+            lows.append("—")
+            continue
+        f1s.append(f"{100 * sum(m['test_macro_f1'] for m in group) / len(group):.1f}")
+        recalls: dict[str, list[float]] = {}
+        for m in group:
+            for label, c in m["test_per_class"].items():
+                if c["support"]:
+                    recalls.setdefault(label, []).append(c["recall"])
+        mean = {label: sum(v) / len(v) for label, v in recalls.items()}
+        label = min(mean, key=mean.get)
+        lows.append(f"{label} {100 * mean[label]:.0f}")
+    at = list(table.columns).index("ours") + 1
+    table.insert(at, "macro_f1", f1s)
+    table.insert(at + 1, "min_recall", lows)
+    return table
+
+
 def report_table(folder: Path, paper: str | None, grid, with_course: bool = True):
     """``results_table`` of your runs in ``folder`` and of the course's committed runs,
     one row per group of runs, its ``runs`` column saying whose (``yours``,
@@ -106,14 +144,16 @@ def report_table(folder: Path, paper: str | None, grid, with_course: bool = True
     import pandas as pd
 
     published = load_published(None)
-    own = results_table(folder, paper, grid, published=published)
+    own = class_columns(results_table(folder, paper, grid, published=published),
+                        folder, paper)
     course_dir = course_results_dir() if with_course else None
     if is_course_dir(folder):  # a maintainer's --results results: the course's runs
         own, course_dir = own.assign(runs="course"), None
     else:
         own = own.assign(runs="yours")
     if course_dir is not None:
-        course = results_table(course_dir, paper, published=published)
+        course = class_columns(results_table(course_dir, paper, published=published),
+                               course_dir, paper)
         if not course.empty and not own.empty:  # "not run" only where neither ran
             ran = set(zip(course["model"], course["dataset"]))
             done = [k in ran for k in zip(own["model"], own["dataset"])]

@@ -31,12 +31,52 @@ def file_options(settings: list[str]) -> dict:
     return options
 
 
+def with_model_format(given: dict, kept: dict) -> dict:
+    """The options a file is read with: those the model's training files were read
+    with (model.json's ``input``), then the ones given; each given one that differs
+    from the model's is said in one line on stderr."""
+    import sys
+
+    for key, value in given.items():
+        if key in kept and kept[key] != value:
+            print(f"note: --set {key}={_shown(value)} differs from how the model's "
+                  f"training files were read ({key}={_shown(kept[key])}); the file "
+                  f"is read with {key}={_shown(value)}", file=sys.stderr)
+    return {**{k: v for k, v in kept.items() if k in FILE_KEYS}, **given}
+
+
+def _shown(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return "none" if value is None else str(value)
+
+
 def predicted_ids(saved, texts: list[str]) -> list[int]:
     """The most probable label id of each text, a batch at a time."""
     ids = []
     for start in range(0, len(texts), BATCH):
         ids += saved.logits(texts[start:start + BATCH]).argmax(-1).tolist()
     return ids
+
+
+# the image formats matplotlib writes (by the file's suffix)
+FIGURE_SUFFIXES = ("png", "pdf", "svg", "svgz", "jpg", "jpeg", "eps", "ps", "tif",
+                   "tiff", "webp", "pgf")
+
+
+def check_figure_suffix(name: str | None) -> None:
+    """``--figure FILE``: a suffix matplotlib writes, checked before the evaluation."""
+    if name is None:
+        return
+    suffix = Path(name).suffix.lower().lstrip(".")
+    if suffix not in FIGURE_SUFFIXES:
+        raise UsageError(f"--figure {name}: "
+                         + (f"'.{suffix}' is not an image format" if suffix
+                            else "no suffix to tell the image format")
+                         + "; end the name in .png (or ."
+                         + ", .".join(FIGURE_SUFFIXES[1:6]) + ", ...)")
 
 
 def report_lines(report: ClassReport) -> list[str]:
@@ -86,8 +126,10 @@ def cmd_evaluate(args, argv) -> None:
     check_input_file("--test", args.test)
     check_output_file("--out", args.out)
     check_output_file("--figure", args.figure)
+    check_figure_suffix(args.figure)
     options = file_options(args.set or [])
     saved = load_model(args.model)
+    options = with_model_format(options, saved.config.get("input") or {})
     if saved.pairs:
         raise UsageError(f"--model {args.model}: a sentence-pair model; evaluate "
                          "reads one text per row (evaluate the pair model in Python: "
@@ -102,8 +144,7 @@ def cmd_evaluate(args, argv) -> None:
     print(f"accuracy\t{report.accuracy:.4f}\n")
     lines = report_lines(report)
     print("\n".join(lines))
-    macro = [sum(r[k] for r in report.rows) / len(report.rows)
-             for k in ("precision", "recall", "f1")]
+    macro = [report.macro(k) for k in ("precision", "recall", "f1")]
     print("macro avg\t" + "\t".join(f"{v:.4f}" for v in macro) + f"\t{len(test)}")
     print("\nconfusion matrix (rows: gold, columns: predicted)")
     print("\t".join(["gold \\ predicted", *report.labels]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import os
 import re
 import typing
@@ -80,8 +81,11 @@ def _choices() -> dict[str, list[str]]:
     from lamalib.train.optim import OPTIMIZERS
     from lamalib.train.schedule import SCHEDULES
 
+    from lamalib.train.loop import SELECT
+
     return {"optimizer": list(OPTIMIZERS), "schedule": list(SCHEDULES),
-            "format": ["csv", "tsv"]}
+            "format": ["csv", "tsv"], "select": list(SELECT),
+            "class_weights": ["balanced"]}
 
 
 class _Bad(ValueError):
@@ -103,6 +107,8 @@ def _number(raw: str, limit: Limit) -> float:
         value = float(raw)
     except ValueError:
         value = None
+    if value is not None and math.isinf(value):
+        raise _Bad(f"a finite number{limit.words()}")
     if value is None or value != value or not limit.holds(value):  # NaN: never
         raise _Bad(f"a number{limit.words()}")
     return value
@@ -255,9 +261,21 @@ def check_input_file(option: str, name: str | None) -> None:
     if not path.exists():
         raise UsageError(f"{option} {name}: no such file; check the path (relative "
                          f"to {Path.cwd().name or '/'}/, where the command runs)")
-    if not path.is_file() or not os.access(path, os.R_OK):
+    if not path.is_file():
+        raise UsageError(f"{option} {name}: not a regular file (a device, a pipe or a "
+                         "socket); give a data file")
+    if not os.access(path, os.R_OK):
         raise UsageError(f"{option} {name}: cannot be read; check its permissions "
                          f"(chmod u+r {name})")
+
+
+def read_only(path: Path) -> bool:
+    """Whether ``path`` lies on a file system mounted read-only (where no chmod
+    helps)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # no statvfs (Windows): not known to be
+        return False
 
 
 def _writable_base(option: str, name: str, path: Path) -> None:
@@ -269,6 +287,9 @@ def _writable_base(option: str, name: str, path: Path) -> None:
     if not base.is_dir():
         raise UsageError(f"{option} {name}: {base} is a file, not a folder; give a "
                          "path in a folder")
+    if read_only(base):
+        raise UsageError(f"{option} {name}: {base} is on a read-only file system; "
+                         "give a folder on a writable one")
     if not os.access(base, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {name}: {base} is not writable; give a folder "
                          f"you can write to (or chmod u+w {base})")
@@ -293,6 +314,8 @@ def check_output_file(option: str, name: str | None) -> None:
     if path.is_dir():
         raise UsageError(f"{option} {name}: a folder; give a file name, e.g. "
                          f"{Path(name) / 'out.html'}")
+    if path.exists() and not path.is_file():
+        return  # a device such as /dev/null: written as it is
     _writable_base(option, name, path.parent)
     if not path.parent.is_dir():
         raise UsageError(f"{option} {name}: the folder {path.parent} does not exist; "
@@ -330,3 +353,21 @@ def in_command_words(message: str, keys: list[str]) -> str:
 
     return pattern.sub(words, message)
 
+
+
+# Optional packages and the extra of lamalib that installs each (pyproject.toml).
+EXTRAS = {"transformers": "bert", "jupyter_book": "book", "selenium": "test",
+          "pytest": "test", "nbval": "test"}
+
+
+def missing_dependency(module: str | None) -> str:
+    """One line for a package this command needs and the install lacks, naming the
+    extra that installs it."""
+    top = (module or "").split(".")[0]
+    extra = EXTRAS.get(top)
+    if extra is None:
+        return (f"this command needs the Python package {top!r}, which is not "
+                f"installed: pip install {top}")
+    return (f"this command needs the Python package {top!r}, which the library "
+            f"alone does not install: pip install 'lamalib[{extra}]' (in a clone: "
+            f"pip install -e '.[{extra}]')")

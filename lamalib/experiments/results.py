@@ -9,7 +9,6 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from lamalib.experiments.comparison import estimate
 from lamalib.provenance import portable_path
 
 
@@ -196,6 +195,8 @@ def results_table(results_dir: Path = RESULTS_DIR, paper: str | None = None,
         row = {"experiment": experiment, "model": model, "dataset": dataset,
                "recipe": recipe}
         if group:
+            from lamalib.experiments.comparison import estimate  # pandas: lazily
+
             acc = estimate([100 * g["metrics"]["test_accuracy"] for g in group])
             epochs = [h for g in group for h in g["history"]]
             row.update(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 from lamalib.provenance import shown_path
@@ -73,3 +74,38 @@ def note_other_runs(checkpoints: Path, stem: str, folder: Path) -> None:
               f"{shown_path(checkpoints)} {were} made with other settings or data: "
               "ignored (kept); this run keeps its own in "
               f"{shown_path(folder)}", flush=True)
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+COMPLETE = "complete"  # marks a kept checkpoint whose run wrote its results file
+
+
+def mark_complete(folder: Path) -> None:
+    """Mark ``folder``'s checkpoint as that of a complete run (kept at its epoch cap,
+    so a higher cap can go on from it), which a later run of the same name with
+    other settings replaces."""
+    (Path(folder) / COMPLETE).touch()
+
+
+def remove_other_runs(checkpoints: Path, stem: str, folder: Path) -> None:
+    """Housekeeping once the run named ``stem`` is complete: its results file now
+    describes it, so the checkpoints of complete runs of ``stem`` with other settings
+    (whose results file it replaced) are removed, in one line saying which and how
+    much space that frees; an interrupted run's is kept (its own command resumes it).
+    Only for the results folder's own ``checkpoints/``, where a run of the same name
+    writes the same (locked) results file, never a shared folder. Each run keeps at
+    most one checkpoint, which holds both its last and its best epoch's weights."""
+    others = [p.parent for p in other_runs(checkpoints, stem, folder)
+              if (p.parent / COMPLETE).exists()]
+    if not others:
+        return
+    freed = sum(map(_size, others))
+    for other in others:
+        shutil.rmtree(other, ignore_errors=True)
+    names = ", ".join(p.name for p in others[:3]) + (" ..." if len(others) > 3 else "")
+    print(f"removed {len(others)} checkpoint{'s' * (len(others) != 1)} of {stem} made "
+          f"with other settings ({names}; {freed / 2**20:.0f} MB): its results file "
+          "now describes this run", flush=True)

@@ -14,8 +14,10 @@ import resource
 import shutil
 import time
 import warnings
+from collections import Counter
 from contextlib import nullcontext
 from dataclasses import replace
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,21 +31,25 @@ from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerpr
                                 vocab_digest)
 from lamalib.models import build_model, model_options
 from lamalib.models.registry import UNRECORDED_OPTIONS
-from lamalib.models.saved import save_model
+from lamalib.models.saved import SavedModelError, save_model
 from lamalib.nn.transformer.positional import LearnedPositionalEmbedding
 from lamalib import runtime
 from lamalib.runtime import get_device, profile, seed_everything
 from lamalib.train import (classification_step, distributed, evaluate, fit,
                            pair_classification_step)
+from lamalib.train.steps import balanced_weights
 from lamalib.train.checkpoint import read_checkpoint
-from lamalib.train.identity import RESUMABLE_CHANGES, goes_on_from, run_identity
+from lamalib.train.identity import (LATER_DEFAULTS, RESUMABLE_CHANGES, goes_on_from,
+                                    run_identity)
 from lamalib.train.loop import CHECKPOINT_NAME
 from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
                                 lamalib_version, portable_value, shown_path,
                                 write_json_atomic)
 from lamalib.experiments.results import (ResultsConflict, is_complete, run_lock,
                                          user_results_dir)
-from lamalib.experiments.run_checkpoint import (checkpoints_dir, note_other_runs,
+from lamalib.experiments.run_checkpoint import (COMPLETE, FOLDER, checkpoints_dir,
+                                                mark_complete, note_other_runs,
+                                                remove_other_runs,
                                                 run_folder)
 from lamalib.experiments.spec import RunSpec
 
@@ -60,6 +66,13 @@ def load_data(spec: RunSpec):
         if spec.test_fraction:  # the test split first, then validation from the rest
             train, test = stratified_split(train, spec.test_fraction, seed=0,
                                            split="test")
+            counts = Counter(train.labels)
+            if valid is None and max(counts.values()) < 2:
+                raise ValueError(
+                    f"test_fraction={spec.test_fraction:g} leaves {len(train)} of "
+                    f"{len(train) + len(test)} examples for training (one a class), "
+                    "too few to split a validation set off as well; give a smaller "
+                    "share, e.g. test_fraction=0.1, or --valid FILE")
         if valid is None:
             train, valid = stratified_split(train, valid_fraction=0.1, seed=0)
         return train, valid, test
@@ -328,6 +341,24 @@ def _peak_memory_mb(device: torch.device) -> dict:
     return {"peak_memory_mb": kb / 1024, "peak_memory_kind": "process max RSS"}
 
 
+def last_line(metrics: dict) -> str:
+    """A run's last line: test accuracy, macro-F1 and the class recalled least (an
+    imbalanced set's accuracy hides a class the model rarely finds)."""
+    line = f"test accuracy {metrics['test_accuracy']:.4f}"
+    if "test_macro_f1" in metrics:
+        recalls = {label: r["recall"] for label, r in metrics["test_per_class"].items()
+                   if r["support"]}
+        label = min(recalls, key=recalls.get)
+        line += (f", macro-F1 {metrics['test_macro_f1']:.4f}, lowest recall "
+                 f"{recalls[label]:.2f} ({label})")
+    return line
+
+
+class ResultsUnwritable(ValueError):
+    """The results file cannot be written (a full disk): nothing of the run is
+    claimed, its checkpoint is kept."""
+
+
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during training; the message says where the same command resumes."""
 
@@ -379,7 +410,10 @@ def run_determines(spec: RunSpec, model, step, data: dict,
     config = spec.train_config()
     record = config_record(spec, config)
     record["train"] = {k: v for k, v in record["train"].items()
-                       if k not in RESUMABLE_CHANGES}
+                       if k not in RESUMABLE_CHANGES
+                       and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])}
+    if record.get("class_weights") is None:  # a later option, at its default: the
+        record.pop("class_weights", None)    # hash of a run made before it holds
     return {"run": record, "data": data, "model": resolved_model_options(spec),
             "pair_classifier": pair_head_options() if pairs else None,
             "vectors": (vectors_info or {}).get("sha256"),
@@ -396,7 +430,23 @@ def _goes_on(run_dir: Path, model, config, step) -> bool:
                                           config.epochs)
 
 
-def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
+def input_format(spec: RunSpec) -> dict | None:
+    """How a run on the user's files read them: every file option, the defaults of
+    ``load_splits`` filled in (None for a registry dataset)."""
+    if spec.dataset != "file":
+        return None
+    import inspect
+
+    defaults = {k: p.default for k, p in
+                inspect.signature(load_splits).parameters.items()
+                if p.kind is p.KEYWORD_ONLY}
+    return {k: spec.file_options.get(k, defaults[k]) for k in
+            ("text_col", "label_col", "header", "format", "delimiter", "encoding",
+             "text_sep")}
+
+
+def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path,
+                    force: bool = False) -> None:
     """Keep the run's model: a sentence-pair run's whole pair classifier (its encoder
     named by the run), a pretrained BERT with its WordPiece tokenizer's files."""
     if isinstance(train, PairDataset):
@@ -406,7 +456,7 @@ def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path) -> None:
     else:
         name, options = spec.model, spec.model_options
     save_model(model, vocab, train.label_names, save_to, name=name, options=options,
-               max_len=spec.max_len)
+               max_len=spec.max_len, input_format=input_format(spec), overwrite=force)
     print(f"model saved to {save_to}", flush=True)
 
 
@@ -453,6 +503,9 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         model = build_run_model(spec, train, len(vocab), options)
         pairs = isinstance(train, PairDataset)
         step = pair_classification_step if pairs else classification_step
+        if spec.class_weights == "balanced":
+            step = partial(step, class_weight=balanced_weights(
+                train.labels, len(train.label_names)))
         loaders = split_loaders(spec, vocab, train, valid, test)
         check_position_tables(model, loaders)
         data = dataset_identity(spec, train, valid, test)
@@ -468,6 +521,7 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
                   f"{spec.dataset_label()} (seed {spec.seed}): "
                   f"{len(train)}/{len(valid)}/{len(test)} examples, vocab "
                   f"{len(vocab)}", flush=True)
+        (run_dir / COMPLETE).unlink(missing_ok=True)  # until it is complete again
         done: list[int] = []  # the epochs this process finished (and checkpointed)
         try:
             history = fit(model, loaders[0], loaders[1], config, step,
@@ -482,7 +536,10 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
         # their time counts in the run's, which this process's clock does not see
         earlier = sum(r["seconds"] for r in history.records if r["epoch"] not in done)
         device = next(model.parameters()).device
-        scores = evaluate(model, loaders[2], step)
+        scores = evaluate(model, loaders[2], step, labels=train.label_names)
+        report = scores["report"]
+        best = next((r for r in history.records if r["epoch"] == history.best_epoch),
+                    {})
         result = {
             "experiment": spec.experiment, "model": spec.model,
             "dataset": spec.dataset_label(), "profile": profile(),
@@ -490,7 +547,15 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             "dataset_identity": data,
             "vocab_size": len(vocab),
             "metrics": {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],
-                        "best_valid_accuracy": history.best_score,
+                        "test_macro_f1": report.macro_f1,
+                        "test_per_class": {r["label"]: {
+                            k: r[k] for k in ("precision", "recall", "f1", "support")}
+                            for r in report.rows},
+                        "best_valid_accuracy": best.get("valid_accuracy",
+                                                        history.best_score),
+                        **({"best_valid_macro_f1": best["valid_macro_f1"]}
+                           if "valid_macro_f1" in best else {}),
+                        "selected_by": config.select,
                         "best_epoch": history.best_epoch},
             "history": history.records,
             "model_config": resolved_model_options(spec),
@@ -505,20 +570,39 @@ def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: 
             "command": command_line(argv),
         }
         if main:
-            write_json_atomic(out, result)
+            kept = f"the run's checkpoint stays in {shown_path(run_dir)}"
+            if save_to is not None:  # first: no results file for a model not kept
+                try:  # fit restored the best epoch's weights
+                    _save_run_model(spec, model, vocab, train, Path(save_to), force)
+                except SavedModelError as error:
+                    raise SavedModelError(
+                        f"--save-model {error}; no results file was written and "
+                        f"{kept}: the same command finishes the run (without "
+                        "training again) once the model can be written") from None
+            try:
+                write_json_atomic(out, result)
+            except OSError as error:
+                if save_to is not None:  # the model goes with its results file
+                    shutil.rmtree(save_to, ignore_errors=True)
+                raise ResultsUnwritable(
+                    f"--results {shown_path(results_dir)}: cannot write "
+                    f"{out.name} ({error.strerror}); nothing was written "
+                    + ("(nor the model) " if save_to is not None else "")
+                    + f"and {kept}: the same command finishes the run (without "
+                    "training again) once the file can be written") from None
+            if checkpoints == Path(results_dir) / FOLDER:
+                remove_other_runs(checkpoints, out.stem, run_dir)
             if history.stopped_early:
                 shutil.rmtree(run_dir, ignore_errors=True)  # the results file is it now
             else:  # the cap came first: kept, so a higher cap can go on from it
+                mark_complete(run_dir)
                 print(f"{spec.model} on {spec.dataset_label()} (seed {spec.seed}) "
                       f"reached its cap of {config.epochs} epochs before early "
                       f"stopping fired (best epoch {history.best_epoch}); its "
                       f"checkpoint stays in {shown_path(run_dir)}: the same command "
                       "with --set epochs=N (more) and --force goes on from it",
                       flush=True)
-            if save_to is not None:  # fit restored the best epoch's weights
-                _save_run_model(spec, model, vocab, train, Path(save_to))
-            print(f"test accuracy {scores['accuracy']:.4f} -> {shown_path(out)}",
-                  flush=True)
+            print(f"{last_line(result['metrics'])} -> {shown_path(out)}", flush=True)
     return result
 
 

@@ -89,6 +89,9 @@ class RunSpec:
     # class, seeded as the validation split) is the test split, e.g. 0.1
     test_fraction: float | None = None
     file_options: dict = field(default_factory=dict)  # load_splits options (header, ...)
+    # None, or "balanced": each class's training examples weigh n / (C * n_c) in the
+    # loss (lamalib.train.steps.balanced_weights), so a rare class counts as much
+    class_weights: str | None = None
     name: str | None = None  # the results name of the data (default: dataset_label)
     recipe: str | None = None  # a "run" started from this paper's settings (--recipe)
 

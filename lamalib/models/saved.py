@@ -5,8 +5,9 @@
 - ``model.json``: the registered model name and its options, the label names, the
   preprocessing (tokenizer, lowercasing, maximum length), the format version and the
   lamalib version that wrote it;
-- ``weights.pt``: the model's plain ``state_dict`` (tensors only; read back with
-  ``torch.load(..., weights_only=True)``, so loading never runs pickled code);
+- ``weights.safetensors``: the model's ``state_dict`` in the safetensors format
+  (tensors only: loading never runs code; a folder saved before it holds
+  ``weights.pt``, still read, with ``torch.load(..., weights_only=True)``);
 - ``vocab.txt``: the vocabulary, one token per line in id order; or, for a BERT that
   reads WordPiece ids (a pretrained one, ``lamalib.models.bert.BertTokens``),
   ``tokenizer/``: the tokenizer's own files, loaded offline. The BERT's architecture
@@ -40,7 +41,10 @@ folder raises :class:`SavedModelError`, one line naming the file and what to do.
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import shutil
+import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +63,8 @@ from lamalib.provenance import lamalib_version
 
 FORMAT = "lamalib-saved-model"
 FORMAT_VERSION = 1
-CONFIG, WEIGHTS, VOCAB = "model.json", "weights.pt", "vocab.txt"
+CONFIG, WEIGHTS, VOCAB = "model.json", "weights.safetensors", "vocab.txt"
+LEGACY_WEIGHTS = "weights.pt"  # what lamalib wrote before safetensors; still read
 TOKENIZER = "lamalib.data.tokenize"  # lowercase, NFC, punctuation as tokens
 WORDPIECE, WORDPIECE_FILES = "wordpiece", "tokenizer"  # a BERT's tokenizer, its folder
 
@@ -111,6 +116,12 @@ def _kept_options(options: dict | None) -> dict:
     return _plain(kept)
 
 
+# A field a BertConfig may lack, and what its absence means: transformers 5 dropped
+# position_embedding_type (it has only absolute positions), while a pretrained
+# model's config.json still says "absolute".
+BERT_DEFAULTS = {"position_embedding_type": "absolute"}
+
+
 def _bert_sizes(model: torch.nn.Module) -> dict:
     """The options that rebuild a (pretrained) BERT's architecture offline: a random
     BERT of its sizes, into which the saved weights are loaded."""
@@ -119,7 +130,8 @@ def _bert_sizes(model: torch.nn.Module) -> dict:
     config, standard = model.net.config, BertConfig()
     odd = [k for k in ("type_vocab_size", "hidden_act", "layer_norm_eps",
                        "position_embedding_type", "classifier_dropout")
-           if getattr(config, k, None) != getattr(standard, k, None)]
+           if getattr(config, k, BERT_DEFAULTS.get(k))
+           != getattr(standard, k, BERT_DEFAULTS.get(k))]
     if odd:
         raise ValueError(f"save_model keeps a BERT of the standard architecture; this "
                          f"one differs from BertConfig's in {', '.join(odd)}")
@@ -132,7 +144,8 @@ def _bert_sizes(model: torch.nn.Module) -> dict:
 
 def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequence[str],
                folder: str | Path, *, name: str, options: dict | None = None,
-               max_len: int | None = None, lowercase: bool = True) -> Path:
+               max_len: int | None = None, lowercase: bool = True,
+               input_format: dict | None = None, overwrite: bool = False) -> Path:
     """Write ``model`` (registered as ``name``, built with ``options``) with its
     vocabulary and label names into ``folder`` (made if missing); returns it.
 
@@ -147,6 +160,17 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
             ``dropout``). A WordPiece BERT keeps its sizes instead.
         max_len: the run's truncation (None: texts were kept whole).
         lowercase: recorded; lamalib's tokenizer always lowercases.
+        input_format: how the training files were read (``load_splits``' options:
+            ``text_col``, ``label_col``, ``header``, ``encoding``, ...), kept as
+            ``"input"`` in model.json: ``evaluate`` and ``predict`` read a file the
+            same way unless told otherwise.
+        overwrite: replace a model already saved in ``folder`` (otherwise a folder
+            that holds anything is refused: one save never destroys another).
+
+    The files are written into a temporary folder beside ``folder``, which is then
+    renamed to it: a failed save (a full disk, say) leaves nothing half-written, and a
+    replaced model is removed only once the new one is complete. A failure to write is
+    a :class:`SavedModelError` saying so.
     """
     wordpiece = isinstance(vocab, BertTokens)
     if not wordpiece and not isinstance(vocab, Vocab):
@@ -166,9 +190,50 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
     options = _bert_sizes(model) if wordpiece else _kept_options(options)
     json.dumps(options)  # fail here, before writing, on an option JSON cannot keep
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-    torch.save(state, folder / WEIGHTS)
+    taken = folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
+    if taken and not overwrite:
+        raise SavedModelError(f"{folder}: already holds "
+                              + ("a saved model" if (folder / CONFIG).is_file()
+                                 else "files") + "; give another folder, or replace "
+                              "it with --force (save_model(..., overwrite=True))")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".saving",
+                                dir=folder.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)  # as a folder made by mkdir (mkdtemp's is private)
+    try:
+        _write_model(model, vocab, tmp, wordpiece, {
+            "format": FORMAT, "format_version": FORMAT_VERSION,
+            "lamalib": lamalib_version(),
+            "model": name, "kind": kind, "options": options,
+            "vocab_size": len(vocab), "labels": labels,
+            **({"input": _plain(input_format)} if input_format else {}),
+        }, max_len)
+        if folder.exists():  # an empty folder, or a model to replace
+            old = folder.parent / f"{tmp.name}.old"
+            folder.rename(old)
+            tmp.rename(folder)
+            shutil.rmtree(old)
+        else:
+            tmp.rename(folder)
+    except (OSError, RuntimeError) as error:  # torch.save says a full disk this way
+        shutil.rmtree(tmp, ignore_errors=True)
+        why = (error.strerror if isinstance(error, OSError) and error.strerror
+               else " ".join(str(error).split())[:200])
+        raise SavedModelError(f"{folder}: cannot save the model ({why}); nothing was "
+                              "written there") from None
+    return folder
+
+
+def _write_model(model, vocab, folder: Path, wordpiece: bool, config: dict,
+                 max_len: int | None) -> None:
+    """Every file of a saved model, into ``folder`` (a fresh temporary one)."""
+    from safetensors.torch import save_file
+
+    state = {k: v.detach().cpu().clone().contiguous()
+             for k, v in model.state_dict().items()}
+    save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     if wordpiece:  # the tokenizer's own files: vocab.txt, tokenizer.json, ...
         vocab.tokenizer.save_pretrained(folder / WORDPIECE_FILES)
         lower = getattr(vocab.tokenizer, "do_lower_case", None)
@@ -178,15 +243,11 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
         (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
                                     encoding="utf-8")
         preprocessing = {"tokenizer": TOKENIZER, "lowercase": True, "max_len": max_len}
-    config = {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
-        "lamalib": lamalib_version(),
-        "model": name, "kind": kind, "options": options,
-        "vocab_size": len(vocab), "labels": labels,
-        "preprocessing": preprocessing,
-    }
+    config = {**config, "preprocessing": preprocessing}
+    config = {k: config[k] for k in ("format", "format_version", "lamalib", "model",
+                                      "kind", "options", "vocab_size", "labels",
+                                      "preprocessing", "input") if k in config}
     (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    return folder
 
 
 def _fail(path: Path, what: str, todo: str) -> SavedModelError:
@@ -275,9 +336,24 @@ def _read_vocab(folder: Path, config: dict) -> Vocab | BertTokens:
 
 
 def _read_weights(folder: Path) -> dict:
+    """The state_dict in ``weights.safetensors`` (or, in a folder saved before it,
+    ``weights.pt``, read with ``weights_only``: never pickled code); any file that
+    cannot be read as one is a one-line :class:`SavedModelError` naming it."""
     path = folder / WEIGHTS
+    if not path.is_file() and (folder / LEGACY_WEIGHTS).is_file():
+        return _read_legacy_weights(folder / LEGACY_WEIGHTS)
     if not path.is_file():
         raise _fail(path, "missing", _RESAVE)
+    from safetensors.torch import load_file
+
+    try:
+        return load_file(str(path), device="cpu")
+    except Exception as error:  # SafetensorError and its kin: the file is not one
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise _fail(path, f"unreadable ({first[:200]})", _RESAVE) from None
+
+
+def _read_legacy_weights(path: Path) -> dict:
     try:
         # weights_only: tensors and plain containers only, never pickled code
         state = torch.load(path, map_location="cpu", weights_only=True)
@@ -285,9 +361,10 @@ def _read_weights(folder: Path) -> dict:
         first = str(error).strip().splitlines()[0]
         raise _fail(path, f"refused: it holds more than tensors ({first})",
                     "never load weights from an untrusted source; " + _RESAVE) from None
-    except (RuntimeError, EOFError, OSError) as error:
-        first = str(error).strip().splitlines()[0]
-        raise _fail(path, f"unreadable ({first})", _RESAVE) from None
+    except Exception as error:  # random bytes, a text file: torch's many errors
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise _fail(path, f"unreadable ({type(error).__name__}: {first[:200]})",
+                    _RESAVE) from None
     if not isinstance(state, dict) or not all(
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         raise _fail(path, "not a state_dict of named tensors", _RESAVE)
@@ -312,6 +389,7 @@ class SavedModel:
         self.pairs: bool = model_kind(self.name) == "pair"
         self.max_len: int | None = config["preprocessing"].get("max_len")
         self.limit, self._why = self._limit()
+        self.cut_count = 0  # texts cut to ``limit`` so far (predict says it once)
 
     def _limit(self) -> tuple[int, str]:
         """The most tokens a text is read with, and why: the run's ``max_len`` (else
@@ -357,6 +435,7 @@ class SavedModel:
                                  "at least one word") from None
             cut += len(row) > limit
             ids.append(row[:limit])
+        self.cut_count += cut
         if cut:
             warnings.warn(f"{cut} {what}{'s' * (cut != 1)} longer than {limit} tokens "
                           f"{'were' if cut != 1 else 'was'} cut to {limit} ({why})",
@@ -484,7 +563,8 @@ def load_model(folder: str | Path, device: str | torch.device = "cpu") -> SavedM
         model.load_state_dict(state)
     except RuntimeError as error:
         detail = " ".join(str(error).split())
-        raise _fail(folder / WEIGHTS, f"does not fit {CONFIG}'s model {name!r} "
+        used = WEIGHTS if (folder / WEIGHTS).is_file() else LEGACY_WEIGHTS
+        raise _fail(folder / used, f"does not fit {CONFIG}'s model {name!r} "
                     f"({detail})", "the files come from different saves: "
                     + _RESAVE) from None
     return SavedModel(model.to(device), vocab, labels, config, folder)

@@ -26,6 +26,11 @@ class CheckpointError(RuntimeError):
     """A checkpoint that cannot be read safely or does not belong to this run."""
 
 
+class CheckpointUnwritable(ValueError):
+    """A checkpoint that cannot be written (a full disk): one line, the last good
+    checkpoint kept."""
+
+
 def _python_rng() -> dict:
     version, internal, gauss = random.getstate()
     return {"version": version, "state": list(internal), "gauss": gauss}
@@ -78,8 +83,17 @@ def save_checkpoint(path: Path, state: dict) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save({**state, "rng": rng_state()}, tmp)
-    os.replace(tmp, path)
+    try:
+        torch.save({**state, "rng": rng_state()}, tmp)
+        os.replace(tmp, path)
+    except (OSError, RuntimeError) as error:  # torch.save says a full disk this way
+        tmp.unlink(missing_ok=True)
+        why = (error.strerror if isinstance(error, OSError) and error.strerror
+               else " ".join(str(error).split())[:200])
+        raise CheckpointUnwritable(
+            f"{path.parent}: cannot write the run's checkpoint ({why}); the last "
+            "one written (if any) is kept, and the same command resumes from it once "
+            "there is room") from None
 
 
 def read_checkpoint(path: Path) -> dict:

@@ -16,6 +16,9 @@ class TrainConfig:
     betas: tuple[float, float] = (0.9, 0.999)  # adam / adamw; Vaswani et al.: 0.98
     eps: float = 1e-8  # adam / adamw; Vaswani et al.: 1e-9
     patience: int = 3  # epochs without a better validation score before stopping
+    # the validation measure that picks the best epoch and counts patience:
+    # "accuracy", or "macro_f1" (each class weighs the same: an imbalanced set)
+    select: str = "accuracy"
     # None, or count patience only once training accuracy has risen this far above
     # the first epoch's (lamalib.train.stopping): a slow starter is not stopped on a
     # noisy early validation peak; a run that had begun stops where it would anyway

@@ -21,6 +21,11 @@ RESUMABLE_CHANGES = ("epochs", "patience", "stop_after_rise", "checkpoint_dir",
                      "resume", "amp", "device", "progress")
 
 
+# Settings added after checkpoints were first written: at their default they are left
+# out of a run's identity, so a checkpoint written before them still resumes.
+LATER_DEFAULTS = {"select": "accuracy"}
+
+
 def _name(obj) -> str:
     kind = obj if hasattr(obj, "__qualname__") else type(obj)  # function, class
     return f"{kind.__module__}.{kind.__qualname__}"
@@ -34,6 +39,7 @@ def run_identity(model: torch.nn.Module, config: TrainConfig, step) -> dict:
     """Model class, parameter shapes, step and trajectory-changing settings."""
     settings = {
         k: _plain(v) for k, v in asdict(config).items() if k not in RESUMABLE_CHANGES
+        and not (k in LATER_DEFAULTS and v == LATER_DEFAULTS[k])
     }
     shapes = {name: list(t.shape) for name, t in model.state_dict().items()}
     return {"model": _name(type(model)), "step": _name(step), "config": settings,

@@ -3,8 +3,10 @@ model")."""
 
 from __future__ import annotations
 
+import math
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable, Iterable
@@ -19,6 +21,7 @@ from lamalib.train import distributed
 from lamalib.train.checkpoint import load_checkpoint, save_checkpoint
 from lamalib.train.config import TrainConfig
 from lamalib.train.history import History
+from lamalib.train.metrics import class_report
 from lamalib.train.identity import check_identity, run_identity
 from lamalib.train.optim import build_optimizer
 from lamalib.train.schedule import build_scheduler
@@ -28,6 +31,11 @@ from lamalib.train.stopping import improved, should_stop
 Step = Callable[[torch.nn.Module, object], StepOutput]
 Callback = Callable[[int, History, torch.nn.Module], None]
 CHECKPOINT_NAME = "last.pt"
+SELECT = ("accuracy", "macro_f1")  # the measures TrainConfig.select may name
+
+
+class NonFiniteLoss(ValueError):
+    """The training loss became NaN or infinite: the run stops (no result from it)."""
 
 
 def _autocast(device: torch.device, enabled: bool):
@@ -45,17 +53,27 @@ def evaluate(
     step: Step = classification_step,
     device: torch.device | str | None = None,
     amp: bool = False,
+    labels: Sequence[str] | None = None,
 ) -> dict:
-    """Mean loss and accuracy of ``model`` over ``loader`` (no gradients, eval mode)."""
+    """Mean loss and accuracy of ``model`` over ``loader`` (no gradients, eval mode).
+
+    For a step that gives its predictions (a classifier's), also ``macro_f1``
+    (:meth:`~lamalib.train.metrics.ClassReport.macro`) and ``report``, the
+    :class:`~lamalib.train.metrics.ClassReport` (per-class precision, recall, F1),
+    its classes named by ``labels`` (default: the class ids)."""
     device = torch.device(device) if device else next(model.parameters()).device
     was_training = model.training
     model.eval()
     total_loss, correct, count = 0.0, 0, 0
+    gold, predicted = [], []
     for batch in loader:
         with _autocast(device, amp and device.type == "cuda"):
             out = step(model, batch.to(device))
         total_loss += float(out.loss.detach()) * out.count
         correct, count = correct + out.correct, count + out.count
+        if getattr(out, "predicted", None) is not None:
+            predicted += out.predicted.tolist()
+            gold += out.gold.tolist()
     model.train(was_training)
     if count == 0:
         # 0 / 0 scored as 0 would make every epoch tie and stop training silently.
@@ -63,7 +81,13 @@ def evaluate(
             "evaluate: the loader gave nothing to score (an empty validation or test "
             "set?); pass a non-empty one, or valid=None to select on training loss"
         )
-    return {"loss": total_loss / count, "accuracy": correct / count}
+    scores = {"loss": total_loss / count, "accuracy": correct / count}
+    if gold:
+        names = (list(labels) if labels is not None
+                 else [str(i) for i in range(max(gold + predicted) + 1)])
+        report = class_report(gold, predicted, names)
+        scores.update(macro_f1=report.macro_f1, report=report)
+    return scores
 
 
 @torch.no_grad()
@@ -100,6 +124,15 @@ def _epoch_line(record: dict, epochs: int) -> None:
           f"{valid}  ({record['seconds']:.1f} s)", file=sys.stderr, flush=True)
 
 
+def _non_finite(value: float, epoch: int, batch: int | None,
+                config: TrainConfig, what: str = "training") -> None:
+    where = f"epoch {epoch}" + (f", batch {batch}" if batch else "")
+    raise NonFiniteLoss(
+        f"{where}: the {what} loss is {value} (not a finite number), so the run "
+        f"stopped and records no result; lower the learning rate (lr={config.lr:g}) "
+        "or keep gradient clipping on (clip_grad)")
+
+
 def fit(
     model: torch.nn.Module,
     train: Iterable,
@@ -113,7 +146,8 @@ def fit(
 
     Each epoch: one pass over ``train`` (``train.set_epoch(epoch)`` is called when it
     exists, so batch order depends only on the seed and the epoch), then ``valid`` is
-    scored; the best validation accuracy (ties broken by the lower validation loss;
+    scored; the best validation accuracy (or macro-F1: ``select="macro_f1"``; ties
+    broken by the lower validation loss;
     without ``valid``, the lowest training loss) picks the weights to keep, and
     ``patience`` epochs without improvement stop the run (with ``stop_after_rise``,
     only once training accuracy has risen that far above the first epoch's, and
@@ -128,8 +162,15 @@ def fit(
     Progress: a tqdm bar per epoch on a terminal or in a notebook; where stderr is a
     file or a pipe (:func:`lamalib.runtime.progress_mode`), one line per epoch on
     stderr instead (``epoch_lines=False``: none, for a caller that prints its own).
+
+    A training loss that is NaN or infinite (a learning rate far too high, say) stops
+    the run with :class:`NonFiniteLoss` naming the epoch and batch (under mixed
+    precision, where a scaled step may overflow and be skipped, only when no batch of
+    an epoch was finite).
     """
     config = config or TrainConfig()
+    if config.select not in SELECT:
+        raise ValueError(f"select={config.select!r}: give one of {', '.join(SELECT)}")
     if valid is not None and hasattr(valid, "__len__") and len(valid) == 0:
         raise ValueError(
             "fit: the validation set is empty; pass a non-empty one (see "
@@ -190,16 +231,20 @@ def fit(
             train.set_epoch(epoch)
         start = time.perf_counter()
         model.train()
-        total_loss, correct, count = 0.0, 0, 0
+        total_loss, correct, count, finite = 0.0, 0, 0, 0
         bar = tqdm(
             train,
             desc=f"epoch {epoch}/{config.epochs}",
             leave=False,
             disable=not progress or not distributed.is_main_process(),
         )
-        for batch in bar:
+        for number, batch in enumerate(bar, 1):
             with _autocast(device, use_amp):
                 out = step(net, batch.to(device))
+            loss_value = float(out.loss.detach())
+            finite += math.isfinite(loss_value)
+            if not math.isfinite(loss_value) and not use_amp:  # (AMP skips a step)
+                _non_finite(loss_value, epoch, number, config)
             optimizer.zero_grad(set_to_none=True)
             scaler.scale(out.loss).backward()
             if config.clip_grad is not None:
@@ -208,9 +253,11 @@ def fit(
             scaler.step(optimizer)
             scaler.update()
             scheduler.step()
-            total_loss += float(out.loss.detach()) * out.count
+            total_loss += loss_value * out.count
             correct, count = correct + out.correct, count + out.count
             bar.set_postfix(loss=f"{total_loss / max(count, 1):.4f}")
+        if count and not finite:  # mixed precision: no batch of the epoch was finite
+            _non_finite(total_loss, epoch, None, config)
         record = {
             "epoch": epoch,
             "train_loss": total_loss / max(count, 1),
@@ -218,8 +265,15 @@ def fit(
         }
         if valid is not None:
             scores = evaluate(model, valid, step, device, use_amp)
+            if not math.isfinite(scores["loss"]):  # the weights themselves diverged
+                _non_finite(scores["loss"], epoch, None, config, "validation")
             record.update(valid_loss=scores["loss"], valid_accuracy=scores["accuracy"])
-            score, loss = scores["accuracy"], scores["loss"]
+            if "macro_f1" in scores:
+                record["valid_macro_f1"] = scores["macro_f1"]
+            if config.select not in scores:
+                raise ValueError(f"select={config.select!r}: this step gives no "
+                                 "predictions to compute it from; use accuracy")
+            score, loss = scores[config.select], scores["loss"]
         else:
             score, loss = -record["train_loss"], record["train_loss"]
         record["seconds"] = time.perf_counter() - start

@@ -20,6 +20,28 @@ class ClassReport:
     accuracy: float
     rows: list[dict]
 
+    def macro(self, key: str = "f1") -> float:
+        """The mean of ``key`` (``"precision"``, ``"recall"`` or ``"f1"``) over the
+        classes that occur: those with gold examples or predictions (a label the
+        model knows that neither the gold labels nor the predictions use is left
+        out, as scikit-learn's default ``labels=None``); every class weighs the
+        same, however many examples it has."""
+        said = self.confusion.sum(0)  # (C,) predictions of each class
+        rows = [r for r, n in zip(self.rows, said.tolist()) if r["support"] or n]
+        return sum(r[key] for r in rows) / len(rows)
+
+    @property
+    def macro_f1(self) -> float:
+        return self.macro("f1")
+
+    def recalls(self) -> dict[str, float]:
+        """Each class with gold examples: its recall."""
+        return {r["label"]: r["recall"] for r in self.rows if r["support"]}
+
+    def lowest_recall(self) -> tuple[str, float]:
+        """The class with gold examples that is recalled least, and its recall."""
+        return min(self.recalls().items(), key=lambda item: item[1])
+
 
 def class_report(gold: Sequence[int], predicted: Sequence[int],
                  labels: Sequence[str]) -> ClassReport:

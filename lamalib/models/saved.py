@@ -49,6 +49,7 @@ from typing import Sequence
 import torch
 
 from lamalib.data.batching import LONG_TEXT_LIMIT, LongTextWarning, pad_sequences
+from lamalib.data.vietnamese import MissingSegmenter, segment, segmenter_package
 from lamalib.data.vocab import CLS, Vocab
 from lamalib.models.bert import BertTokens
 from lamalib.models.registry import (UNRECORDED_OPTIONS, available_models, build_model,
@@ -132,7 +133,8 @@ def _bert_sizes(model: torch.nn.Module) -> dict:
 
 def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequence[str],
                folder: str | Path, *, name: str, options: dict | None = None,
-               max_len: int | None = None, lowercase: bool = True) -> Path:
+               max_len: int | None = None, lowercase: bool = True,
+               tokenizer: str = "plain") -> Path:
     """Write ``model`` (registered as ``name``, built with ``options``) with its
     vocabulary and label names into ``folder`` (made if missing); returns it.
 
@@ -147,6 +149,8 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
             ``dropout``). A WordPiece BERT keeps its sizes instead.
         max_len: the run's truncation (None: texts were kept whole).
         lowercase: recorded; lamalib's tokenizer always lowercases.
+        tokenizer: the run's word segmentation (``lamalib.data.vietnamese``), applied
+            again to every text the saved model reads.
     """
     wordpiece = isinstance(vocab, BertTokens)
     if not wordpiece and not isinstance(vocab, Vocab):
@@ -177,7 +181,8 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
     else:
         (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
                                     encoding="utf-8")
-        preprocessing = {"tokenizer": TOKENIZER, "lowercase": True, "max_len": max_len}
+        preprocessing = {"tokenizer": TOKENIZER, "lowercase": True, "max_len": max_len,
+                         **({"segmenter": tokenizer} if tokenizer != "plain" else {})}
     config = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "lamalib": lamalib_version(),
@@ -230,6 +235,10 @@ def _read_config(folder: Path) -> dict:
     if prep.get("tokenizer") not in (TOKENIZER, WORDPIECE):
         raise _fail(path, f"unknown tokenizer {prep.get('tokenizer')!r}",
                     f"this lamalib reads {TOKENIZER!r} and {WORDPIECE!r}")
+    try:  # the run's word segmenter reads every text: it must be here
+        segmenter_package(prep.get("segmenter", "plain"))
+    except (ValueError, MissingSegmenter) as error:
+        raise _fail(path, "the model reads segmented words", str(error)) from None
     return config
 
 
@@ -345,7 +354,10 @@ class SavedModel:
         if max_len is not None and max_len < limit:
             limit, why = max_len, f"max_len={max_len}"
         ids, cut = [], 0
+        segmenter = self.config["preprocessing"].get("segmenter", "plain")
         for i, text in enumerate(texts):
+            if isinstance(text, str):  # the run's words, e.g. "giảng_viên"
+                text = segment(text, segmenter)
             if not isinstance(text, str):
                 raise TypeError(f"{what} {i + 1} is a {type(text).__name__}, not a "
                                 "text" + ("" if self.pairs else

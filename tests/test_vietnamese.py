@@ -113,3 +113,19 @@ def test_run_on_a_vietnamese_file_with_words_and_the_saved_model_segments(
     assert "giảng_viên" in saved.vocab.itos and "viên" not in saved.vocab.itos
     tokens, _ = saved.encode(["Giảng viên nhiệt tình"])
     assert saved.vocab.decode(tokens[0].tolist())[:2] == ["giảng_viên", "nhiệt_tình"]
+
+
+def test_generated_feedback_flips_its_label_under_negation():
+    from lamalib.data.datasets.vi_feedback import NEGATIVE, POSITIVE, vi_feedback
+
+    data = vi_feedback("train", n=300, seed=5)
+    assert vi_feedback("train", n=300, seed=5).texts == data.texts  # seeded
+    for text, label, at, neg in zip(data.texts, data.labels,
+                                    data.extras["opinion_position"],
+                                    data.extras["negated"]):
+        syllables = text.split()
+        opinion = next(o for o in POSITIVE + NEGATIVE
+                       if syllables[at:at + len(o.split())] == o.split())
+        assert ("không" in syllables[:at]) == neg
+        assert data.label_names[label] == (
+            "positive" if (opinion in POSITIVE) != neg else "negative")

@@ -97,3 +97,24 @@ def test_uit_vsfc_reads_its_official_layout(data_home):
 def test_uit_vsfc_without_a_copy_says_where_to_put_it(data_home):
     with pytest.raises(DownloadError, match="LAMALIB_DATA"):
         load_dataset("uit_vsfc_sentiment", "train")
+
+
+@needs_openpyxl
+def test_predict_reads_a_workbook_and_evaluate_scores_one(tmp_path, capsys, one_thread):
+    from lamalib.experiments.cli import main
+
+    rows = [("label", "text")] + [("pos", f"thầy dạy hay {i}") if i % 2 else
+                                  ("neg", f"phòng học nóng {i}") for i in range(30)]
+    book = _workbook(tmp_path / "train.xlsx", rows)
+    main(["run", "--model", "avg", "--train", str(book), "--test", str(book), "--set",
+          "epochs=1", "--results", str(tmp_path / "r"), "--save-model",
+          str(tmp_path / "m")])
+    texts = _workbook(tmp_path / "texts.xlsx", [("thầy dạy hay",), ("phòng học nóng",)])
+    capsys.readouterr()
+    main(["predict", "--model", str(tmp_path / "m"), "--file", str(texts)])
+    answers = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert any("thầy dạy hay" in a for a in answers)
+    assert any("phòng học nóng" in a for a in answers)
+    main(["evaluate", "--model", str(tmp_path / "m"), "--test", str(book)])
+    out = capsys.readouterr().out
+    assert "accuracy" in out and "macro avg" in out and "neg\t" in out

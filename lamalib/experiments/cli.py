@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from lamalib.data import DownloadError, available_datasets
+from lamalib.data.excel import EXCEL, excel_records
 from lamalib.data.textio import decode
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
@@ -192,6 +193,8 @@ def _lines(args) -> list[tuple[int, str]]:
     as it gets its own (empty) row of output."""
     if not args.file:
         return []
+    if Path(args.file).suffix.lower() in EXCEL:  # a workbook: a text per row, column 1
+        return [(row, cells[0]) for row, cells in excel_records(args.file)]
     text = _read_text(args.file, args.encoding, "one text per line")
     return list(enumerate(text.splitlines(), 1))
 

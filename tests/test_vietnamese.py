@@ -129,3 +129,11 @@ def test_generated_feedback_flips_its_label_under_negation():
         assert ("không" in syllables[:at]) == neg
         assert data.label_names[label] == (
             "positive" if (opinion in POSITIVE) != neg else "negative")
+
+
+def test_a_segmenter_that_splits_a_syllable_is_recut_on_the_input():
+    # "1." read as "1 ." by a segmenter: the input's syllables come back, the words'
+    # boundaries kept where they fall between syllables
+    assert vi._realign(["1.", "quyền", "tiếp", "cận"],
+                       ["1", ".", "quyền", "tiếp_cận"]) == ["1.", "quyền", "tiếp_cận"]
+    assert vi._realign(["a", "b"], ["a_b"]) == ["a_b"]

@@ -209,17 +209,17 @@ def segment_syllables(sentences: Sequence[Sequence[str]], tokenizer: str
                       ) -> list[list[str]]:
     """Each sentence (given as words) re-segmented from its bare syllables by
     ``tokenizer``; ``"plain"`` makes every syllable a word. The segmenter's words are
-    split at spaces only, so they keep the syllables of the input."""
+    re-cut on the input's syllables where it changed them (see :func:`_realign`)."""
     texts = [" ".join(w.replace(JOIN, " ") for w in s) for s in sentences]
     if tokenizer == "plain":
         return [t.split() for t in texts]
     out = []
-    for text, words in zip(texts, (s.split() for s in segment_texts(texts, tokenizer))):
-        # a segmenter may split a syllable it reads as punctuation ("1." -> "1 ."):
-        # where the syllables changed, fall back to its words' syllable count check
-        out.append(words if word_spans(words) and
-                   max(b for _, b in word_spans(words)) == len(text.split())
-                   else _realign(text.split(), words))
+    for text, segmented in zip(texts, segment_texts(texts, tokenizer)):
+        syllables, words = text.split(), segmented.split()
+        # a segmenter may also split what it reads as punctuation ("1." -> "1 ."):
+        # then its words are re-cut on the input's syllables
+        same = [s for w in words for s in w.split(JOIN)] == syllables
+        out.append(words if same else _realign(syllables, words))
     return out
 
 

@@ -16,6 +16,7 @@ from lamalib.data.datasets.snli import snli
 from lamalib.data.datasets.tab_corpora import MTL16_DOMAINS, mtl16, r8
 from lamalib.data.datasets.synthetic import synthetic_sentiment
 from lamalib.data.datasets.synthetic_nli import synthetic_nli
+from lamalib.data.datasets.uit_vsfc import uit_vsfc
 from lamalib.data.datasets.wiki727k import wiki50, wiki727k
 from lamalib.data.datasets.wikisection import DATASETS as WIKISECTION_SETS
 from lamalib.data.datasets.wikisection import wikisection
@@ -51,6 +52,9 @@ DATASETS: dict[str, tuple[Callable[..., TextDataset | PairDataset], str]] = {
         name: (partial(sentence_set, name), "download: Kim (2014) sentence sets")
         for name in SENTENCE_SETS
     },
+    **{f"uit_vsfc_{task[:-1]}": (partial(uit_vsfc, task), f"local copy: UIT-VSFC "
+                                  f"{task[:-1]} (Vietnamese students' feedback)")
+       for task in ("sentiments", "topics")},
 }
 # name -> (loader(split, **kw), where it comes from): lists of SegmentedDoc (gap
 # labels) or, for cnn_dailymail, ExtractiveDoc (a label per sentence).

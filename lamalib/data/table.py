@@ -43,9 +43,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lamalib.data.dataset import TextDataset
+from lamalib.data.excel import EXCEL, excel_records
 from lamalib.data.textio import DECOMPRESS, read_text
 
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", **EXCEL}
 TEXT_SEP = " . "  # between the texts of several text columns
 # Column names that a first row read with header=False gives away as a header row.
 LABEL_NAMES = {"label", "labels", "class", "category", "sentiment", "polarity",
@@ -204,15 +205,16 @@ def _read_rows(
 ) -> _Rows:
     path = Path(path)
     kind = _format_of(path, format, delimiter)
-    content = read_text(path, encoding)
-    if kind == "tsv":
+    if kind in EXCEL.values():  # a workbook's first sheet, read as CSV rows are
+        records = iter(excel_records(path))
+    elif kind == "tsv":
         if delimiter not in (None, "\t"):
             raise ValueError(
                 f"format='tsv' splits at tabs; use format='csv' for {delimiter=}."
             )
-        records = _tsv_records(content)
+        records = _tsv_records(read_text(path, encoding))
     else:
-        records = iter(_csv_records(content, delimiter or ",", path))
+        records = iter(_csv_records(read_text(path, encoding), delimiter or ",", path))
     first_line, first = next(records, (0, []))
     if not first:
         raise ValueError(f"{path} has no data rows: it is empty.")

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Words (with inner apostrophes or hyphens), numbers, or any single non-space symbol.
-_TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|\S", re.UNICODE)
+# Words (with inner apostrophes, hyphens or underscores), numbers, or any single
+# non-space symbol. "_" joins the syllables of a segmented Vietnamese word
+# ("giảng_viên": lamalib.data.vietnamese), which stays one token.
+_TOKEN = re.compile(r"[^\W_]+(?:['’_-][^\W_]+)*|\S", re.UNICODE)
 
 
 def tokenize(text: str) -> list[str]:

@@ -14,6 +14,7 @@ from itertools import chain
 from pathlib import Path
 
 from lamalib.data import DownloadError, available_datasets
+from lamalib.data.excel import EXCEL, excel_records
 from lamalib.data.textio import decode, open_binary, stream_lines
 from lamalib.models import available_models, model_options
 from lamalib.models.bert import PretrainedUnavailable
@@ -262,6 +263,9 @@ def _lines(args) -> Iterator[tuple[int, str]]:
     """Each line of ``--file`` (``-``: stdin) with its line number, read one at a time
     (a blank one too, as it gets its own, empty, row of output)."""
     if not args.file:
+        return
+    if Path(args.file).suffix.lower() in EXCEL:  # a workbook: a text per row, column 1
+        yield from ((row, cells[0]) for row, cells in excel_records(args.file))
         return
     if args.file == "-":
         raw = sys.stdin.buffer

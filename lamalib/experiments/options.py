@@ -168,8 +168,21 @@ def _encoding(raw: str) -> str:
     return raw
 
 
+def _tokenizer(raw: str) -> str:
+    """A tokenizer name whose segmenter is installed (lamalib.data.vietnamese)."""
+    from lamalib.data.vietnamese import TOKENIZERS, MissingSegmenter, segmenter_package
+
+    if raw not in TOKENIZERS:
+        raise _Bad(f"one of {', '.join(TOKENIZERS)}")
+    try:
+        segmenter_package(raw)
+    except MissingSegmenter as missing:
+        raise UsageError(f"--set {missing}") from None
+    return raw
+
+
 SPECIAL = {"text_col": _columns, "label_col": _column, "delimiter": _delimiter,
-           "encoding": _encoding}
+           "encoding": _encoding, "tokenizer": _tokenizer}
 
 
 def _by_type(key: str, kind, raw: str):

@@ -27,6 +27,7 @@ from lamalib.data import (PairBatches, PairDataset, Vocab, load_dataset, load_sp
                           stratified_split)
 from lamalib.data.batching import LONG_TEXT_LIMIT, BucketBatches, LongTextWarning
 from lamalib.data.fetch import sha256sum
+from lamalib.data.vietnamese import segment_dataset
 from lamalib.data.cache import (cached_array, cached_ids, cached_vocab, fingerprint,
                                 vocab_digest)
 from lamalib.models import build_model, model_options
@@ -55,7 +56,12 @@ from lamalib.experiments.spec import RunSpec
 
 
 def load_data(spec: RunSpec):
-    """``(train, valid, test)`` datasets of a registry name or of the user's files."""
+    """``(train, valid, test)`` datasets of a registry name or of the user's files,
+    their texts segmented into words where ``spec.tokenizer`` asks."""
+    return tuple(segment_dataset(d, spec.tokenizer) for d in _load_data(spec))
+
+
+def _load_data(spec: RunSpec):
     if spec.dataset == "file":
         if not spec.train_file or bool(spec.test_file) == bool(spec.test_fraction):
             raise ValueError("dataset 'file' needs --train FILE and either --test FILE "
@@ -456,7 +462,8 @@ def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path,
     else:
         name, options = spec.model, spec.model_options
     save_model(model, vocab, train.label_names, save_to, name=name, options=options,
-               max_len=spec.max_len, input_format=input_format(spec), overwrite=force)
+               max_len=spec.max_len, input_format=input_format(spec), overwrite=force,
+               tokenizer=spec.tokenizer)
     print(f"model saved to {save_to}", flush=True)
 
 

@@ -77,6 +77,9 @@ class RunSpec:
     eval_batch_size: int = 128  # validation / test batches
     max_len: int | None = None  # truncate texts to this many tokens (None: keep all)
     min_freq: int = 1  # vocabulary: rarer words map to <unk>
+    # "plain" (lamalib's tokenizer: Vietnamese syllables) or "vi-words" (a Vietnamese
+    # word segmenter, lamalib[vi]; lamalib.data.vietnamese.TOKENIZERS)
+    tokenizer: str = "plain"
     # "random", "word2vec" (trained on the train split) or the path of a vectors file
     # in GloVe's or word2vec's text format (e.g. glove.840B.300d.txt)
     embeddings: str = "random"
@@ -111,9 +114,9 @@ class RunSpec:
         :func:`file_label` of the training file."""
         if self.name:
             return self.name
-        if self.dataset != "file":
-            return self.dataset
-        return file_label(self.train_file)
+        label = self.dataset if self.dataset != "file" else file_label(self.train_file)
+        # words and syllables of one data set are two runs: two files
+        return label if self.tokenizer == "plain" else f"{label}-{self.tokenizer}"
 
     def result_name(self) -> str:
         """``<experiment>__<model>__<dataset>__s<seed>.json``; a run started from a

@@ -53,6 +53,7 @@ from typing import Sequence
 import torch
 
 from lamalib.data.batching import LONG_TEXT_LIMIT, LongTextWarning, pad_sequences
+from lamalib.data.vietnamese import MissingSegmenter, segment, segmenter_package
 from lamalib.data.vocab import CLS, Vocab
 from lamalib.models.bert import BertTokens
 from lamalib.models.registry import (UNRECORDED_OPTIONS, available_models, build_model,
@@ -145,7 +146,8 @@ def _bert_sizes(model: torch.nn.Module) -> dict:
 def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequence[str],
                folder: str | Path, *, name: str, options: dict | None = None,
                max_len: int | None = None, lowercase: bool = True,
-               input_format: dict | None = None, overwrite: bool = False) -> Path:
+               input_format: dict | None = None, overwrite: bool = False,
+               tokenizer: str = "plain") -> Path:
     """Write ``model`` (registered as ``name``, built with ``options``) with its
     vocabulary and label names into ``folder`` (made if missing); returns it.
 
@@ -171,6 +173,8 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
     renamed to it: a failed save (a full disk, say) leaves nothing half-written, and a
     replaced model is removed only once the new one is complete. A failure to write is
     a :class:`SavedModelError` saying so.
+        tokenizer: the run's word segmentation (``lamalib.data.vietnamese``), applied
+            again to every text the saved model reads.
     """
     wordpiece = isinstance(vocab, BertTokens)
     if not wordpiece and not isinstance(vocab, Vocab):
@@ -209,7 +213,7 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
             "model": name, "kind": kind, "options": options,
             "vocab_size": len(vocab), "labels": labels,
             **({"input": _plain(input_format)} if input_format else {}),
-        }, max_len)
+        }, max_len, tokenizer)
         if folder.exists():  # an empty folder, or a model to replace
             old = folder.parent / f"{tmp.name}.old"
             folder.rename(old)
@@ -227,7 +231,7 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
 
 
 def _write_model(model, vocab, folder: Path, wordpiece: bool, config: dict,
-                 max_len: int | None) -> None:
+                 max_len: int | None, tokenizer: str = "plain") -> None:
     """Every file of a saved model, into ``folder`` (a fresh temporary one)."""
     from safetensors.torch import save_file
 
@@ -242,7 +246,8 @@ def _write_model(model, vocab, folder: Path, wordpiece: bool, config: dict,
     else:
         (folder / VOCAB).write_text("".join(tok + "\n" for tok in vocab.itos),
                                     encoding="utf-8")
-        preprocessing = {"tokenizer": TOKENIZER, "lowercase": True, "max_len": max_len}
+        preprocessing = {"tokenizer": TOKENIZER, "lowercase": True, "max_len": max_len,
+                         **({"segmenter": tokenizer} if tokenizer != "plain" else {})}
     config = {**config, "preprocessing": preprocessing}
     config = {k: config[k] for k in ("format", "format_version", "lamalib", "model",
                                       "kind", "options", "vocab_size", "labels",
@@ -291,6 +296,10 @@ def _read_config(folder: Path) -> dict:
     if prep.get("tokenizer") not in (TOKENIZER, WORDPIECE):
         raise _fail(path, f"unknown tokenizer {prep.get('tokenizer')!r}",
                     f"this lamalib reads {TOKENIZER!r} and {WORDPIECE!r}")
+    try:  # the run's word segmenter reads every text: it must be here
+        segmenter_package(prep.get("segmenter", "plain"))
+    except (ValueError, MissingSegmenter) as error:
+        raise _fail(path, "the model reads segmented words", str(error)) from None
     return config
 
 
@@ -423,7 +432,10 @@ class SavedModel:
         if max_len is not None and max_len < limit:
             limit, why = max_len, f"max_len={max_len}"
         ids, cut = [], 0
+        segmenter = self.config["preprocessing"].get("segmenter", "plain")
         for i, text in enumerate(texts):
+            if isinstance(text, str):  # the run's words, e.g. "giảng_viên"
+                text = segment(text, segmenter)
             if not isinstance(text, str):
                 raise TypeError(f"{what} {i + 1} is a {type(text).__name__}, not a "
                                 "text" + ("" if self.pairs else

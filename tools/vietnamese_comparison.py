@@ -1,0 +1,88 @@
+"""The runs of chapter "Attention for Vietnamese": syllables vs words on UIT-VSFC.
+
+    LAMALIB_DATA=<folder holding uit-vsfc/> python tools/vietnamese_comparison.py \
+        [--models avg lama_ctx] [--seeds 3] [--models-dir DIR]
+
+Each run is the project's own ``run`` (``lamalib.experiments.runner.run``): its results
+file goes to ``results/vietnamese/`` with its code hash. The recipe, fixed before the
+first run and the same for every arm: the official train/dev/test splits, random word
+vectors, the models' default settings (no tuning: no free setting differs between
+arms), AdamW at 1e-3, batches of 32, at most 30 epochs, stopping after 3 epochs
+without a better validation accuracy (plain patience) and testing the best epoch.
+
+The trained model is kept (``save_to``, outside the repository) and read back with
+``load_model``; it predicts the raw test sentences (segmenting them as the run did)
+and ``class_report`` gives per-class precision, recall and F1, written beside the
+results file as ``classes__<results name>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from lamalib.experiments.runner import _load_data, run
+from lamalib.experiments.spec import RunSpec
+from lamalib.models.saved import load_model
+from lamalib.provenance import code_identity, git_commit, write_json_atomic
+from lamalib.train.metrics import class_report
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "vietnamese"
+TASKS = ("uit_vsfc_sentiment", "uit_vsfc_topic")
+TOKENIZERS = ("plain", "vi-words-underthesea")
+RECIPE = {"epochs": 30, "patience": 3}
+
+
+def classes_file(spec: RunSpec) -> Path:
+    return RESULTS / f"classes__{spec.result_name()}"
+
+
+def one(spec: RunSpec, models_dir: Path) -> None:
+    out = classes_file(spec)
+    if out.exists():
+        print(f"{out.name} is there: skipped", flush=True)
+        return
+    folder = models_dir / spec.result_name().removesuffix(".json")
+    # a complete results file without its classes file: train again to keep the
+    # model (an interrupted run resumes from its checkpoint)
+    done = (RESULTS / spec.result_name()).exists()
+    result = run(spec, RESULTS, save_to=folder, force=done)
+    saved = load_model(folder)
+    test = _load_data(spec)[2]  # raw sentences: the saved model segments them
+    predicted = saved.logits(test.texts).argmax(-1).tolist()
+    report = class_report(test.labels, predicted, test.label_names)
+    write_json_atomic(out, {
+        "results_file": spec.result_name(),
+        "test_accuracy_of_run": result["metrics"]["test_accuracy"],
+        "accuracy": report.accuracy,
+        "macro_f1": sum(r["f1"] for r in report.rows) / len(report.rows),
+        "classes": report.rows,
+        "confusion": report.confusion.tolist(),
+        "git_commit": git_commit(), "code": code_identity(),
+    })
+    print(f"{out.name}: accuracy {report.accuracy:.4f}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--models", nargs="+", default=["avg", "lama_ctx"])
+    parser.add_argument("--tasks", nargs="+", default=list(TASKS))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--models-dir", type=Path, default=None,
+                        help="where the trained models are kept (default: a "
+                             "temporary folder)")
+    args = parser.parse_args(argv)
+    models_dir = args.models_dir or Path(tempfile.mkdtemp(prefix="vi_models_"))
+    for seed in range(args.seeds):  # a whole seed of every arm before the next
+        for task in args.tasks:
+            for model in args.models:
+                for tokenizer in TOKENIZERS:
+                    one(RunSpec(model=model, dataset=task, seed=seed,
+                                tokenizer=tokenizer, train=dict(RECIPE)), models_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

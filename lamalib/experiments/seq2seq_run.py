@@ -151,13 +151,16 @@ def build_seq2seq(spec: Seq2SeqSpec, data: Seq2SeqData) -> torch.nn.Module:
                        tgt_vocab_size=len(data.tgt_vocab), **spec.model_options())
 
 
-def train(spec: Seq2SeqSpec, data: Seq2SeqData, checkpoint_dir: Path | None = None):
-    """The model trained to the stopping rule (best epoch kept) and its history."""
+def train(spec: Seq2SeqSpec, data: Seq2SeqData, checkpoint_dir: Path | None = None,
+          callbacks=()):
+    """The model trained to the stopping rule (best epoch kept) and its history;
+    ``callbacks(epoch, history, model)`` run after each epoch (``lamalib.train.fit``)."""
     model = build_seq2seq(spec, data)
     config = TrainConfig(epochs=spec.epochs, lr=spec.lr, patience=spec.patience,
                          seed=spec.seed, progress=False, checkpoint_dir=checkpoint_dir)
     history = fit(model, data.train.batches(spec.batch_size, seed=spec.seed),
-                  data.valid.batches(256, shuffle=False), config, step=seq2seq_step)
+                  data.valid.batches(256, shuffle=False), config, step=seq2seq_step,
+                  callbacks=callbacks)
     return model, history
 
 
@@ -239,7 +242,16 @@ def evaluate_run(spec: Seq2SeqSpec, model, data: Seq2SeqData) -> dict:
         metrics.update({f"{k}_beam": v for k, v in bleu_chrf(beam, refs).items()})
     return {"metrics": metrics, "bleu_by_length": by_length,
             "examples": [{"source": " ".join(sources[i]), "reference": " ".join(refs[i]),
-                          "greedy": " ".join(greedy[i])} for i in range(5)]}
+                          "greedy": " ".join(greedy[i])}
+                         for i in range(min(5, len(refs)))]}
+
+
+def _print_epoch(spec: Seq2SeqSpec):
+    def show(epoch, history, model) -> None:
+        r = history.records[-1]
+        print(f"  {spec.model_name} s{spec.seed} epoch {epoch}: valid token accuracy "
+              f"{r['valid_accuracy']:.4f} ({r['seconds']:.0f} s)", flush=True)
+    return show
 
 
 def run_seq2seq(spec: Seq2SeqSpec, results_dir: Path, argv: list[str] | None = None,
@@ -257,7 +269,7 @@ def run_seq2seq(spec: Seq2SeqSpec, results_dir: Path, argv: list[str] | None = N
         stamp = RunStamp()
         data = prepare(spec)
         ckpt = None if checkpoints is None else Path(checkpoints) / out.stem
-        model, history = train(spec, data, ckpt)
+        model, history = train(spec, data, ckpt, [_print_epoch(spec)])
         scored = evaluate_run(spec, model, data)
         source = (spec.pairs if spec.task == "translate" else spec.text) or TATOEBA_EN_VI
         result = {

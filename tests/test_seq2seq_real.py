@@ -161,3 +161,13 @@ def test_usage_errors_name_the_option(tmp_path, pairs_file):
     assert "keeps one model" in usage_error(
         ["seq2seq", "--decoders", "plain", "luong", "--save-model",
          str(tmp_path / "m"), "--results", str(tmp_path)])
+
+
+def test_a_complete_run_is_skipped_not_run_again(tmp_path, monkeypatch):
+    from lamalib.experiments import seq2seq_run
+
+    spec = Seq2SeqSpec(decoder="plain")
+    done = {"metrics": {"bleu": 1.0, "chrf": 2.0}, "history": []}
+    (tmp_path / spec.result_name()).write_text(json.dumps(done))
+    monkeypatch.setattr(seq2seq_run, "prepare", lambda *a: pytest.fail("ran again"))
+    assert seq2seq_run.run_seq2seq(spec, tmp_path) == done

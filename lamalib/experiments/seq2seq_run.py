@@ -38,7 +38,7 @@ from lamalib.models.registry import build_model
 from lamalib.models.seq2seq import seq2seq_step
 from lamalib.provenance import RunStamp, portable_path, write_json_atomic
 from lamalib.train import TrainConfig, fit
-from lamalib.experiments.results import is_complete, run_lock
+from lamalib.experiments.results import run_lock
 
 TASKS = ("translate", "diacritics")
 DECODERS = ("plain", "bahdanau", "luong", "luong_local")
@@ -246,6 +246,16 @@ def evaluate_run(spec: Seq2SeqSpec, model, data: Seq2SeqData) -> dict:
                          for i in range(min(5, len(refs)))]}
 
 
+def is_complete_seq2seq(path: Path) -> bool:
+    """A seq2seq results file that holds a finished run's test BLEU."""
+    import json
+
+    try:
+        return "bleu" in json.loads(Path(path).read_text()).get("metrics", {})
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def _print_epoch(spec: Seq2SeqSpec):
     def show(epoch, history, model) -> None:
         r = history.records[-1]
@@ -262,7 +272,7 @@ def run_seq2seq(spec: Seq2SeqSpec, results_dir: Path, argv: list[str] | None = N
     import json
 
     out = Path(results_dir) / spec.result_name()
-    if not force and save_to is None and is_complete(out):
+    if not force and save_to is None and is_complete_seq2seq(out):
         print(f"{out.name}: complete, skipped", flush=True)
         return json.loads(out.read_text(encoding="utf-8"))
     with run_lock(out):

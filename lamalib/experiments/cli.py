@@ -259,7 +259,7 @@ def cmd_predict(args, argv) -> None:
     from lamalib.models.saved import load_model
 
     if s2s.is_seq2seq_folder(args.model):  # a translator: source, output rows
-        return s2s.seq2seq_predict(args)
+        return s2s.seq2seq_predict(args, _read_text)
     check_count("--top-k", args.top_k)
     saved = load_model(args.model)
     k = args.top_k
@@ -326,7 +326,7 @@ def _attention_text(args) -> str:
 
 def cmd_attention(args, argv) -> None:
     if s2s.is_seq2seq_folder(args.model):  # cross-attention of a translator
-        return s2s.seq2seq_attention(args)
+        return s2s.seq2seq_attention(args, _attention_text)
     check_output_file("--html", args.html)  # before the model is read
     check_count("--max-len", args.max_len)
     args.text = _attention_text(args)

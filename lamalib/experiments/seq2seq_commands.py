@@ -86,20 +86,19 @@ def cmd_seq2seq(args, argv) -> None:
               "\"a sentence\"")
 
 
-def _read_lines(args) -> list[str | None]:
+def _read_lines(args, read_text) -> list[str | None]:
     if not args.file:
         return []
-    from lamalib.experiments.cli import _read_text
-
-    text = _read_text(args.file, args.encoding, "one sentence per line")
+    text = read_text(args.file, args.encoding, "one sentence per line")
     return [line if line.strip() else None for line in text.splitlines()]
 
 
-def seq2seq_predict(args) -> None:
-    """``predict`` with a seq2seq folder: one TSV row (source, output) per sentence."""
+def seq2seq_predict(args, read_text) -> None:
+    """``predict`` with a seq2seq folder: one TSV row (source, output) per sentence;
+    ``read_text(name, encoding, what)`` reads ``--file`` as ``predict`` does."""
     check_count("--beam-width", args.beam_width)
     saved = load_seq2seq(args.model)
-    texts = list(args.texts) + _read_lines(args)
+    texts = list(args.texts) + _read_lines(args, read_text)
     if not any(texts):
         raise UsageError("give sentences: predict --model DIR \"SENTENCE\" ... or "
                          "--file FILE (one sentence per line)")
@@ -111,14 +110,13 @@ def seq2seq_predict(args) -> None:
         print(f"{' '.join((text or '').split())}\t{out}")
 
 
-def seq2seq_attention(args) -> None:
+def seq2seq_attention(args, attention_text) -> None:
     """``attention`` with a seq2seq folder: the cross-attention of its output, as a
-    table (one row per target token) or, with ``--html``, the offline view."""
-    from lamalib.experiments.cli import _attention_text
-
+    table (one row per target token) or, with ``--html``, the offline view;
+    ``attention_text(args)`` reads the text as ``attention`` does."""
     check_output_file("--html", args.html)
     check_count("--beam-width", args.beam_width)
-    text = _attention_text(args)
+    text = attention_text(args)
     saved = load_seq2seq(args.model)
     att = saved.attention(text, args.beam_width)
     if att.weights is None:

@@ -35,6 +35,7 @@ from lamalib.experiments.commands import (add_models_command, add_report_command
                                           run_name_fields)
 from lamalib.experiments.model_eval import add_evaluate_command
 from lamalib.experiments.pretrain import add_pretrain_command
+from lamalib.experiments import seq2seq_commands as s2s
 from lamalib.experiments.spec import RunSpec
 
 SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
@@ -404,6 +405,8 @@ def cmd_predict(args, argv) -> None:
     from lamalib.data.batching import LongTextWarning
     from lamalib.models.saved import load_model
 
+    if s2s.is_seq2seq_folder(args.model):  # a translator: source, output rows
+        return s2s.seq2seq_predict(args, _read_text)
     check_count("--top-k", args.top_k)
     saved = load_model(args.model)
     k = args.top_k
@@ -508,6 +511,8 @@ def _attention_text(args) -> str:
 
 
 def cmd_attention(args, argv) -> None:
+    if s2s.is_seq2seq_folder(args.model):  # cross-attention of a translator
+        return s2s.seq2seq_attention(args, _attention_text)
     check_output_file("--html", args.html)  # before the model is read
     check_count("--max-len", args.max_len)
     args.text = _attention_text(args)
@@ -801,6 +806,7 @@ def parser() -> argparse.ArgumentParser:
     add_model_commands(sub)
     add_evaluate_command(sub)
     add_models_command(sub)
+    s2s.add_seq2seq_commands(sub, common)
     return p
 
 

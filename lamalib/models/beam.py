@@ -11,6 +11,7 @@ tokens. Width 1 is greedy decoding; a width that never prunes is exhaustive sear
 It works for any model registered in ``PREFIX_SCORERS`` (the GRU ``Seq2Seq`` and the
 Transformer ``EncoderDecoder``): a scorer encodes one source once and returns
 ``next_logits(prefix (N, t)) -> logits (N, t, V)`` for N prefixes of that source.
+``decode(model, src, src_mask, beam_width)`` picks greedy decoding for width 1.
 """
 
 from __future__ import annotations
@@ -164,3 +165,17 @@ def sequence_log_prob(model: nn.Module, src: torch.Tensor, src_mask: torch.Tenso
     log_p = logits.float().log_softmax(-1).gather(-1, tokens[..., None])[..., 0]
     model.train(was_training)
     return (log_p * keep).sum(1)  # (B,)
+
+
+@torch.no_grad()
+def decode(model: nn.Module, src: torch.Tensor, src_mask: torch.Tensor,
+           beam_width: int = 1, max_len: int = 20) -> torch.Tensor:
+    """Outputs of a seq2seq model for a batch ``src (B, S)``: greedy decoding for
+    ``beam_width`` 1, else :func:`beam_decode`. Returns ``tokens (B, T)`` (EOS
+    included, PAD after it)."""
+    if beam_width == 1:
+        was_training = model.training
+        tokens = model.eval().greedy_decode(src, src_mask, max_len)[0]
+        model.train(was_training)
+        return tokens
+    return beam_decode(model, src, src_mask, beam_width, max_len)[0]

@@ -24,6 +24,7 @@ from torch import nn
 from lamalib.data.datasets.translation import BOS_ID, EOS_ID, PAD_ID
 from lamalib.models.registry import register_model
 from lamalib.models.seq2seq_plain import PlainDecoder
+from lamalib.nn.attention.local import LocalAttention
 from lamalib.nn.attention.unified import Attention
 from lamalib.nn.recurrent.bigru import BiGRU
 from lamalib.train import StepOutput
@@ -99,8 +100,23 @@ class LuongDecoder(nn.Module):
         return self.out(attentional), weights  # (B, T, V), (B, T, S)
 
 
-DECODERS = {"bahdanau": BahdanauDecoder, "luong": LuongDecoder, "plain": PlainDecoder}
-DEFAULT_SCORES = {"bahdanau": "additive", "luong": "general", "plain": None}
+class LocalLuongDecoder(LuongDecoder):
+    """Luong's decoder with local-p attention (:class:`LocalAttention`, eqs. (15)
+    and (16)): each step predicts a centre ``p_t`` in the source and attends within
+    ``window`` positions of it, weighted by a Gaussian. Same shapes as
+    :class:`LuongDecoder`."""
+
+    def __init__(self, vocab_size: int, d_emb: int, d_hidden: int,
+                 score: str = "general", window: int = 2) -> None:
+        super().__init__(vocab_size, d_emb, d_hidden, score)
+        self.attention = LocalAttention(d_hidden, d_hidden, window, score,
+                                        predictive=True)
+
+
+DECODERS = {"bahdanau": BahdanauDecoder, "luong": LuongDecoder,
+            "luong_local": LocalLuongDecoder, "plain": PlainDecoder}
+DEFAULT_SCORES = {"bahdanau": "additive", "luong": "general", "luong_local": "general",
+                  "plain": None}
 
 
 @register_model("rnn_seq2seq", kind="seq2seq")
@@ -111,10 +127,14 @@ class Seq2Seq(nn.Module):
         vocab_size: V, shared by source and target (ids of
             ``lamalib.data.datasets.translation``).
         d_emb, d_hidden: embedding width E and state width D (even).
-        decoder: ``"bahdanau"``, ``"luong"`` or ``"plain"`` (no attention).
+        decoder: ``"bahdanau"``, ``"luong"``, ``"luong_local"`` (local-p) or
+            ``"plain"`` (no attention).
         score: a registered score name; None picks ``additive`` for Bahdanau and
             ``general`` for Luong, as in the papers (and none for ``"plain"``).
-        **score_kwargs: passed to the score (e.g. ``max_len`` for ``location``).
+        tgt_vocab_size: the target's vocabulary size when the target has its own
+            vocabulary (real translation); None: the source's ``vocab_size``.
+        **score_kwargs: passed to the score (e.g. ``max_len`` for ``location``), or
+            ``window`` (D) for ``"luong_local"``.
 
     ``forward(src (B, S), src_mask (B, S), tgt_in (B, T), tgt_mask=None)`` returns
     ``logits (B, T, V)`` and ``weights (B, T, S)`` (teacher forcing; None for
@@ -123,14 +143,14 @@ class Seq2Seq(nn.Module):
 
     def __init__(self, vocab_size: int, d_emb: int = 32, d_hidden: int = 64,
                  decoder: str = "bahdanau", score: str | None = None,
-                 **score_kwargs) -> None:
+                 tgt_vocab_size: int | None = None, **score_kwargs) -> None:
         super().__init__()
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be in {sorted(DECODERS)}, got {decoder!r}")
         score = score or DEFAULT_SCORES[decoder]
         self.encoder = Encoder(vocab_size, d_emb, d_hidden)
-        self.decoder = DECODERS[decoder](vocab_size, d_emb, d_hidden, score,
-                                         **score_kwargs)
+        self.decoder = DECODERS[decoder](tgt_vocab_size or vocab_size, d_emb, d_hidden,
+                                         score, **score_kwargs)
 
     def forward(self, src, src_mask, tgt_in, tgt_mask=None):
         # tgt_mask is accepted for a common interface with Transformers; an RNN decoder

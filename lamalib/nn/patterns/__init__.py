@@ -6,7 +6,7 @@ each head follows them (``finding``, eq. (1)), putting them into heads
 
 from lamalib.nn.patterns.finding import (global_relevance, kept_patterns,
                                          named_patterns, relevance, significant_heads,
-                                         uniform_relevance)
+                                         uniform_relevance, z_ceiling)
 from lamalib.nn.patterns.injection import (INJECTIONS, Injection, every_layer,
                                            fix_heads, head_attention_mask, sparsity)
 from lamalib.nn.patterns.kernels import (offset_attention, pattern_attention,
@@ -25,4 +25,5 @@ __all__ = ["BoundPattern", "INJECTIONS", "Injection", "PALs", "PATTERNS", "Predi
            "kept_patterns", "matching_token", "named_patterns", "next_token",
            "offset_attention", "pattern_attention", "pattern_cells", "pattern_mask",
            "previous_token", "register_kernel", "register_pattern", "relevance",
-           "same_span", "significant_heads", "span_attention", "sparsity", "with_never"]
+           "same_span", "significant_heads", "span_attention", "sparsity", "with_never",
+           "z_ceiling"]

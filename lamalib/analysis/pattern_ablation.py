@@ -140,6 +140,22 @@ def trivial_baselines(task: SegmentationTask, split: str = "test",
     return out
 
 
+def seeds_for_power(sd: float, effect: float, power: float = 0.8,
+                    level: float = 0.95, least: int = 5, most: int = 1000) -> int | None:
+    """The seeds a paired t-test needs to detect a difference of ``effect`` with
+    ``power`` at two-sided ``level``, when the paired differences have standard
+    deviation ``sd``: the fewest n >= ``least`` with
+    ``(t_{level, n-1} + t_{power, n-1}) * sd / sqrt(n) <= effect``; None beyond
+    ``most``."""
+    from scipy import stats
+
+    for n in range(max(least, 2), most + 1):
+        t = stats.t.ppf(0.5 + level / 2, n - 1) + stats.t.ppf(power, n - 1)
+        if t * sd / n ** 0.5 <= effect:
+            return n
+    return None
+
+
 def combinations(patterns: Sequence[str]) -> list[tuple[str, ...]]:
     """Each pattern alone, every pair, and all of them (Table 2's rows)."""
     out = [(p,) for p in patterns] + list(itertools.combinations(patterns, 2))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import re
 import uuid
 import zlib
 from pathlib import Path
@@ -38,13 +37,17 @@ KINDS = ("self", "pooling", "cross")
 # by the script from the heads' weights: their mean, and the rollout up to the layer
 # (lamalib.nn.self_attention.rollout, which the browser tests compare it with)
 DERIVED = ("mean of heads", "rollout")
-SPECIAL = re.compile(r"\[[A-Z]+\]|<[a-z/]+>|</?s>")  # [CLS], [SEP], <s>, </s>, <pad>
+# the structural tokens a tokenizer adds (BERT's, RoBERTa's, XLNet's); not [UNK] or
+# [MASK], which stand for words of the text
+SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "<s>", "</s>", "<pad>", "<cls>",
+                     "<sep>"})
 
 
 def special_positions(tokens: Sequence[str]) -> list[int]:
-    """The positions of special tokens (``[CLS]``, ``[SEP]``, ``<s>``, ``<pad>``...),
-    which the view's "hide special tokens" box removes."""
-    return [i for i, t in enumerate(tokens) if SPECIAL.fullmatch(t)]
+    """The positions of the structural tokens a tokenizer adds (``[CLS]``, ``[SEP]``,
+    ``<s>``, ``</s>``, pads: :data:`SPECIAL`), which the view's "hide special tokens"
+    box removes; ``[UNK]`` and ``[MASK]`` stand for words and stay."""
+    return [i for i, t in enumerate(tokens) if t in SPECIAL]
 
 
 def _milli(weights, kind: str, T: int, Tq: int | None = None) -> np.ndarray:

@@ -61,7 +61,8 @@ def task_for(recipe: str = "A"):
     return t
 
 
-def run(stage: str, arm: str, seed: int, task, recipe: str = "A") -> dict:
+def run(stage: str, arm: str, seed: int, task, recipe: str = "A",
+        argv: list[str] | None = None) -> dict:
     stage = stage if recipe == "A" else f"{stage}{recipe}"
     out = OUT / f"{stage}__{arm.replace(' ', '_').replace(chr(39), '')}__s{seed}.json"
     if out.exists():
@@ -75,7 +76,7 @@ def run(stage: str, arm: str, seed: int, task, recipe: str = "A") -> dict:
               "setting": Setting(tuple(patterns), 1).name, "patterns": patterns,
               "seed": seed, "recipe": RECIPE, "task": RECIPES[recipe],
               "metrics": scores,
-              **stamp.fields(sys.argv[1:], "python tools/patterns_injection_seeds.py")}
+              **stamp.fields(argv, "python tools/patterns_injection_seeds.py")}
     write_json_atomic(out, record)
     print(f"{stage} {arm:22s} seed {seed}: F1 {scores['F1']:.3f} Pk {scores['Pk']:.3f} "
           f"epochs {scores['epochs']} (best {scores['best_epoch']}) "
@@ -89,6 +90,7 @@ def main(argv=None) -> None:
     p.add_argument("--seeds", type=int, nargs="*", default=None)
     p.add_argument("--arms", nargs="*", default=list(RECIPE["arms"]))
     p.add_argument("--recipe", default="A", choices=sorted(RECIPES))
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = p.parse_args(argv)
     stamp = RunStamp()
     task = task_for(args.recipe)
@@ -97,12 +99,12 @@ def main(argv=None) -> None:
         write_json_atomic(OUT / name, {
             "experiment": "patterns_injection_seeds", "recipe": RECIPE,
             "task": RECIPES[args.recipe], "baselines": trivial_baselines(task),
-            **stamp.fields(sys.argv[1:], "python tools/patterns_injection_seeds.py")})
+            **stamp.fields(argv, "python tools/patterns_injection_seeds.py")})
         return
     seeds = args.seeds if args.seeds is not None else RECIPE["pilot_seeds"]
     for seed in seeds:  # seed by seed: every arm of a seed before the next seed
         for arm in args.arms:
-            run(args.stage, arm, seed, task, args.recipe)
+            run(args.stage, arm, seed, task, args.recipe, argv)
 
 
 if __name__ == "__main__":

@@ -119,6 +119,9 @@ def test_every_view_has_ids_of_its_own():
 
 def test_the_view_is_self_contained():
     page = attention_view(["a", "b"], _rows((1, 1, 2, 2), 1.0), "self")
+    # the SVG export names its XML namespace, an identifier no browser fetches
+    assert page.count('"http://www.w3.org/2000/svg"') == 1
+    page = page.replace('"http://www.w3.org/2000/svg"', "")
     assert "http" not in page and "src=" not in page and "import(" not in page
     assert 'class="lv-static"' in page  # what a page without JavaScript shows
 
@@ -198,3 +201,22 @@ def test_a_bad_html_target_is_a_one_line_error(tmp_path, where, message):
     assert done.returncode == 2 and done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("error: --html ") and message.format(tmp=tmp_path) in line
+
+
+def test_start_special_tokens_and_the_derived_choices_travel_in_the_spec():
+    from lamalib.viz.attention_view import special_positions
+
+    tokens = ["[CLS]", "a", "b", "[SEP]"]
+    w = _rows((2, 3, 4, 4), 1.0)
+    page = attention_view(tokens, w, "self", start=(1, 2), hide_special=True)
+    spec = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>',
+                                page, re.S).group(1))
+    assert spec["start"] == [1, 2] and spec["special"] == [0, 3] and spec["hide"]
+    assert spec["derived"] == ["mean of heads", "rollout"]
+    assert special_positions(["<s>", "x", "</s>", "<pad>", "[UNK]", "[MASK]"]) == [0, 2, 3]
+    with pytest.raises(ValueError, match=r"start=\(2, 0\)"):
+        attention_view(tokens, w, "self", start=(2, 0))
+    # no special token: nothing to hide, the box is not offered
+    plain = attention_view(["a", "b"], _rows((1, 1, 2, 2), 1.0), "self",
+                           hide_special=True)
+    assert '"special":[]' in plain and '"hide":false' in plain

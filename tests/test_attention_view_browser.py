@@ -304,3 +304,67 @@ def test_a_pretrained_encoders_page_works_offline(browser, tmp_path, monkeypatch
     assert tokens == att.tokens and tokens[0] == "[CLS]" and att.weights.shape[:2] == (
         6, 12)
     _check_self_view(view, att.weights, query=3)
+
+
+def test_specials_hidden_mean_rollout_start_and_export(browser, tmp_path):
+    """A view with [CLS] and [SEP]: it opens on the head asked for; the head menu's
+    mean of heads and rollout are lamalib's (the rollout to the hand-checked
+    reference of tests/test_rollout.py); hiding special tokens renormalises each row
+    over the words; PNG and SVG export the words as shaded."""
+    import base64
+
+    from lamalib.nn.self_attention.rollout import attention_rollout
+    from lamalib.viz.attention_view import attention_page, attention_view
+
+    torch.manual_seed(0)
+    tokens = ["[CLS]", "the", "cat", "sat", "on", "mat", "[SEP]"]
+    w = torch.softmax(3 * torch.randn(3, 2, 7, 7), -1)  # (L, H, T, T)
+    page = tmp_path / "view.html"
+    page.write_text(attention_page(attention_view(tokens, w, "self", start=(1, 1))),
+                    encoding="utf-8")
+    [view] = _open(browser, page, 1)
+    layer = Select(view.find_element(By.CSS_SELECTOR, "select.lv-layer"))
+    head = Select(view.find_element(By.CSS_SELECTOR, "select.lv-head"))
+    assert (layer.first_selected_option.text, head.first_selected_option.text) == (
+        "2", "2")
+    assert [o.text for o in head.options] == ["1", "2", "mean of heads", "rollout"]
+    assert view.find_element(By.CSS_SELECTOR, ".lv-info").text.startswith(
+        "layer 2, head 2:")
+    q = 3
+    view.find_elements(By.CSS_SELECTOR, ".lv-tok")[q].click()
+    assert _shown(view) == pytest.approx(w[1, 1, q].tolist(), abs=TOL)
+    head.select_by_visible_text("mean of heads")
+    # the mean of weights rounded to thousandths, rounded again: within 0.001
+    assert _shown(view) == pytest.approx(w[1, :, q].mean(0).tolist(), abs=2 * TOL)
+    rolled = attention_rollout(w)  # (L, T, T)
+    for l in range(3):
+        layer.select_by_value(str(l))
+        head.select_by_visible_text("rollout")
+        # the script rolls out the weights it carries, rounded to thousandths
+        assert _shown(view) == pytest.approx(rolled[l, q].tolist(), abs=0.003), l
+    assert "rollout to layer 3" in view.find_element(By.CSS_SELECTOR, ".lv-info").text
+    head.select_by_value("0")
+    view.find_element(By.CSS_SELECTOR, ".lv-hide input").click()
+    toks = view.find_elements(By.CSS_SELECTOR, ".lv-tok")
+    assert [t.is_displayed() for t in toks] == [False] + [True] * 5 + [False]
+    carried = torch.round(w[2, 0, q, 1:6] * 1000)  # the thousandths the view carries
+    inner = carried / carried.sum()  # renormalised over the words
+    shown = _shown(view)
+    assert shown[1:6] == pytest.approx(inner.tolist(), abs=TOL)
+    assert shown[0] == shown[6] == 0
+    svg_text = None
+    for kind in ("SVG", "PNG"):
+        next(b for b in view.find_elements(By.CSS_SELECTOR, "button.lv-export")
+             if b.text == kind).click()
+    got = browser.execute_script(
+        "return arguments[0].lvExport;", view)
+    svg_text, png = got["svg"], got["png"]
+    assert svg_text.startswith("<svg") and svg_text.endswith("</svg>")
+    assert "[CLS]" not in svg_text and ">cat</text>" in svg_text  # hidden stay hidden
+    assert "layer 3, head 1" in svg_text and "rgba(255, 140, 0" in svg_text
+    assert png.startswith("data:image/png;base64,")
+    raw = base64.b64decode(png.split(",", 1)[1])
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) > 1000
+    (tmp_path / "export.svg").write_text(svg_text, encoding="utf-8")
+    browser.get((tmp_path / "export.svg").as_uri())  # the SVG itself renders
+    assert browser.find_element(By.TAG_NAME, "svg").size["width"] == 720

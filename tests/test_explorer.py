@@ -61,14 +61,16 @@ def test_controls_redraw_the_selected_view():
     image, text = _Handle(), _Handle()
     box = ex.controls(image, text)
     pick, layer, head, query = box.children
-    layer.value = 1
+    assert (layer.value, head.value, layer.min) == (1, 1, 1)  # counted from 1, as pages
+    layer.value = 2  # the second layer: index 1
     assert text.shown.data == ex.html(0, 1, 0)
+    assert "layer 2, head 1" in text.shown.data
     query.value = 2
     assert text.shown.data == ex.html(0, 1, 0, query=2)
     pick.value = 1  # another example: sliders and queries follow its shape
-    assert (layer.max, head.max) == (2, 0)
+    assert (layer.max, head.max) == (3, 1)
     assert query.value == ALL_QUERIES and len(query.options) == 1 + 4
-    assert text.shown.data == ex.html(1, layer.value, 0)
+    assert text.shown.data == ex.html(1, layer.value - 1, 0)
     assert image.shown.data.startswith(b"\x89PNG")
 
 

@@ -91,3 +91,30 @@ def test_patience_stops_a_run_early_and_reports_its_epochs():
     _, scores = train_and_score(task, seed=0)
     # one epoch without a better validation score stops it, long before the cap
     assert scores["epochs"] == scores["best_epoch"] + 1 < 40
+
+
+def test_seeds_for_power_matches_the_normal_approximation_and_grows_with_spread():
+    from lamalib.analysis.pattern_ablation import seeds_for_power
+
+    # normal approximation: n = ((1.96 + 0.84) sd / effect)^2 = 78.4 at sd = effect * 3.16
+    n = seeds_for_power(sd=10.0, effect=3.16)
+    assert 78 <= n <= 83  # t's heavier tails add a seed or two
+    assert seeds_for_power(1.0, 3.0) == 5  # the floor
+    assert seeds_for_power(2.0, 3.0) == 6  # (2.78 + 0.94) * 2 / sqrt(5) = 3.3 > 3
+    assert seeds_for_power(20.0, 3.0) > seeds_for_power(10.0, 3.0)
+    assert seeds_for_power(100.0, 0.1) is None
+
+
+def test_trivial_baselines_score_by_hand():
+    from types import SimpleNamespace
+
+    from lamalib.analysis.pattern_ablation import trivial_baselines
+
+    doc = SimpleNamespace(gaps=[0, 1, 0, 0, 1])  # 6 sentences, 2 boundaries of 5 gaps
+    task = SimpleNamespace(docs={"test": [doc], "train": [doc]})
+    got = trivial_baselines(task, draws=50)
+    assert got["no boundary"]["F1"] == 0.0
+    assert got["every gap a boundary"]["F1"] == pytest.approx(2 * 0.4 / 1.4)
+    # every second gap: [0, 1, 0, 1, 0]: one of two right, one of two found
+    assert got["every second gap"]["F1"] == pytest.approx(0.5)
+    assert "random at the training rate (0.40)" in got

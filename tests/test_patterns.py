@@ -16,7 +16,8 @@ from lamalib.nn.patterns import (PATTERNS, BoundPattern, Injection, bind_pattern
                                  every_layer, fix_heads, global_relevance,
                                  head_attention_mask, kept_patterns, pattern_cells,
                                  pattern_mask, register_pattern, relevance,
-                                 significant_heads, sparsity, with_never)
+                                 significant_heads, sparsity, with_never,
+                                 z_ceiling)
 from lamalib.viz.explorer import collect_attention
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -203,6 +204,7 @@ def test_three_sigma_rule_keeps_a_planted_head_and_has_a_ceiling():
         g[0] = 1.0
         z = (g[0] - g.mean()) / g.std(unbiased=False)
         assert z.item() == pytest.approx(math.sqrt(n - 1))  # Samuelson's bound
+        assert z_ceiling(n) == pytest.approx(z.item())  # and the ceiling says it
         assert not significant_heads(g).any()
 
 

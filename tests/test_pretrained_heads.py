@@ -63,6 +63,7 @@ def test_gr_importance_and_findings_on_a_tiny_encoder(encoder):
         g = gr[f.pattern]
         assert g[f.best] == g.max() and f.gr == pytest.approx(float(g.max()))
         assert f.z <= (g.numel() - 1) ** 0.5 + 1e-9  # Samuelson
+        assert f.heads == 6 and f.z_ceiling == pytest.approx(5 ** 0.5)
         assert not f.kept  # 6 heads: the 3-sigma rule cannot fire
 
 

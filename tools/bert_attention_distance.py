@@ -8,7 +8,11 @@ a folder written by ``save_pretrained``, or the hub), reads the first
 ``--max-length`` ids), and measures every head's argmax and expected attention distance
 and the chance reference (``lamalib.analysis.attention_distance``, with
 :func:`~lamalib.analysis.attention_distance.hf_weights`), every real token a query
-([CLS] and [SEP] included, as the model sees them). Writes
+([CLS] and [SEP] included, as the model sees them); then, per layer, the share of
+argmax edges on ``[CLS]`` and on ``[SEP]`` with their chance values, and the same
+distances with the sink removed: on content keys only (special keys and queries
+dropped, rows renormalised), norm-weighted (Kobayashi et al. 2020:
+``alpha_ij ||f(x_j)||``), and both. Writes
 ``results/sweeps/bert_attention_distance/<model>__<dataset>.json`` with provenance, in
 the format of ``results/sweeps/msa_attention_distance/`` (``distances.pretrained``).
 Offline and without a local copy it stops within seconds with one line saying what
@@ -27,7 +31,8 @@ from pathlib import Path
 
 import torch
 
-from lamalib.analysis.attention_distance import attention_distances, hf_weights
+from lamalib.analysis.attention_distance import (attention_distances, hf_reading,
+                                                hf_weights, sink_shares)
 from lamalib.data.batching import BucketBatches
 from lamalib.data.registry import load_dataset
 from lamalib.models.bert import DEFAULT_NAME, BertTokens, PretrainedUnavailable
@@ -76,8 +81,16 @@ def main(argv: list[str] | None = None) -> dict:
     ids = [tokens.encode(t) for t in texts]
     batches = BucketBatches(ids, [0] * len(ids), args.batch_size, shuffle=False,
                             pad_id=tokens.pad_id)
+    tokenizer = tokens.tokenizer
+    sinks = {"[CLS]": tokenizer.cls_token_id, "[SEP]": tokenizer.sep_token_id}
+    readings = {"content": hf_reading(sinks.values()),
+                "norm_weighted": hf_reading(norm=True),
+                "norm_weighted_content": hf_reading(sinks.values(), norm=True)}
     with torch.no_grad():
         found = attention_distances(model, batches, weights_of=hf_weights)
+        others = {name: attention_distances(model, batches, weights_of=reading)
+                  .record(args.max_distance) for name, reading in readings.items()}
+        sink = sink_shares(model, batches, sinks)
     name = Path(args.model).name if Path(args.model).is_dir() else args.model
     record = {
         "experiment": "bert_attention_distance", "model": name,
@@ -87,7 +100,14 @@ def main(argv: list[str] | None = None) -> dict:
         "model_config": {"layers": model.config.num_hidden_layers,
                          "heads": model.config.num_attention_heads,
                          "hidden": model.config.hidden_size},
-        "distances": {"pretrained": found.record(args.max_distance)},
+        "distances": {"pretrained": found.record(args.max_distance), **others},
+        "sinks": sink,
+        "readings": {"pretrained": "the weights, every real token a query and a key",
+                     "content": "[CLS] and [SEP] dropped as keys and queries, rows "
+                                "renormalised over the words",
+                     "norm_weighted": "alpha_ij ||f(x_j)|| (Kobayashi et al. 2020), "
+                                      "rows renormalised",
+                     "norm_weighted_content": "both"},
         "params": sum(p.numel() for p in model.parameters()),
         **stamp.fields(argv, "python tools/bert_attention_distance.py",
                        local=("--out",)),
@@ -96,7 +116,9 @@ def main(argv: list[str] | None = None) -> dict:
     write_json_atomic(out, record)
     for row in found.summary():
         print(f"layer {row['layer']:2d}: mean argmax distance {row['mean_argmax']:.2f}, "
-              f"local share {row['share_local']:.2f}, chance {row['chance']:.2f}")
+              f"local share {row['share_local']:.2f}, chance {row['chance']:.2f}; "
+              f"on [CLS] {sink['[CLS]']['share'][row['layer'] - 1]:.2f}; content "
+              f"keys {others['content']['summary'][row['layer'] - 1]['mean_argmax']:.2f}")
     print(f"-> {out}")
     return record
 

@@ -11,6 +11,19 @@ For a real (non-pad) query i with attention weights alpha_i. over the keys,
   sentence's real keys, ``mean_j |i - j|``: what a head that learned nothing about
   position would give, the reference to read the other two against.
 
+Every statistic has its chance value, what the same statistic gives when the edge
+goes to a key drawn uniformly among the sentence's real keys: the chance distance above,
+the chance local share (:func:`chance_local`: the share of keys within one token, 3 of N
+away from the ends), and for a sink (:func:`sink_shares`) the sink's share of keys.
+
+A BERT-like encoder's heads park much of their attention on ``[CLS]`` (MiniLM) or
+``[SEP]`` (BERT), so the argmax distance of a deep layer is mostly the distance to the
+sentence's start. Two readings remove the sink: :func:`content_only` drops the special
+keys and queries (each row renormalised over the words), and norm-weighting
+(:mod:`lamalib.analysis.attention_norm`, Kobayashi et al. 2020) weighs each key by how
+much its value vector actually carries; :func:`hf_reading` gives the ``weights_of`` of
+each reading.
+
 Pad queries are dropped; pad keys get weight 0 in every lamalib model, so they are
 never an argmax. The weights come from a model that keeps them
 (``keep_weights(True)`` then ``attention_weights() -> (L, B, H, T, T)``, as the TE
@@ -27,6 +40,7 @@ from typing import Callable, Iterable
 import torch
 from torch import nn
 
+from lamalib.analysis.attention_norm import hf_value_vectors, norm_weighted
 from lamalib.models.hf_encoder import hf_attentions
 
 WeightsOf = Callable[[nn.Module, object], tuple[torch.Tensor, torch.Tensor]]
@@ -96,6 +110,92 @@ def chance_distance(mask: torch.Tensor) -> torch.Tensor:
     return (offsets * keys).sum(-1) / keys.sum(-1)  # (Q,)
 
 
+def chance_local(mask: torch.Tensor, local: int = 1) -> torch.Tensor:
+    """The share of each real query's real keys within ``local`` tokens of it
+    (``|i - j| <= local``): the local share an edge drawn uniformly would give ->
+    ``(Q,)``. A sentence of N tokens, ``local = 1``: (3N - 2) / N^2 on average."""
+    offsets = _offsets(mask)  # (Q, T)
+    keys = mask[:, None, :].expand(-1, mask.shape[-1], -1)[mask]  # (Q, T)
+    return ((offsets <= local) & keys).sum(-1).float() / keys.sum(-1)  # (Q,)
+
+
+def content_only(weights: torch.Tensor, mask: torch.Tensor,
+                 content: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The weights over content keys only: special keys (``content`` False) set to 0
+    and each row renormalised over the rest; weights ``(..., B, H, T, T)``, mask and
+    content ``(B, T)`` -> (weights, the mask of real content tokens, the queries and
+    keys the statistics then count)."""
+    keep = (mask.bool() & content.bool())  # (B, T)
+    w = weights * keep[:, None, None, :].to(weights.dtype)  # (..., B, H, T, T)
+    total = w.sum(-1, keepdim=True)
+    return torch.where(total > 0, w / total.clamp_min(1e-30), w), keep
+
+
+def hf_reading(special_ids=(), norm: bool = False) -> WeightsOf:
+    """``weights_of`` for a Hugging Face encoder under one reading: the weights
+    (``norm=False``) or norm-weighted (``alpha_ij ||f(x_j)||``, rows renormalised:
+    :func:`lamalib.analysis.attention_norm.norm_weighted`); with ``special_ids``, on
+    the content tokens only (:func:`content_only`: those ids dropped as keys and as
+    queries)."""
+    special = torch.tensor(sorted(set(int(i) for i in special_ids)), dtype=torch.long)
+
+    def weights_of(model: nn.Module, batch) -> tuple[torch.Tensor, torch.Tensor]:
+        tokens, mask = _tokens_and_mask(batch)
+        if norm:
+            weights, values = hf_value_vectors(model, tokens, mask)
+            weights = norm_weighted(weights, values)  # (L, B, H, T, T)
+        else:
+            weights = hf_attentions(model, tokens, mask)  # (L, B, H, T, T)
+        if special.numel():
+            content = ~torch.isin(tokens, special.to(tokens.device))  # (B, T)
+            return content_only(weights, mask, content)
+        return weights, mask
+
+    return weights_of
+
+
+@torch.no_grad()
+def sink_shares(model: nn.Module, batches: Iterable, ids: dict[str, int],
+                weights_of: WeightsOf = None) -> dict:
+    """Per layer, the share of argmax edges (every head and real query) whose key is
+    the token ``ids[name]`` (``{"[CLS]": 101, "[SEP]": 102}``), and its chance value:
+    the mean over real queries of the share of the sentence's keys that are that
+    token. ``weights_of`` defaults to :func:`hf_weights`.
+
+    Returns ``{name: {"share": [per layer], "chance": float}}``.
+    """
+    weights_of = weights_of or hf_weights
+    was_training = model.training
+    model.eval()
+    hits = {name: None for name in ids}
+    chance = {name: 0.0 for name in ids}
+    edges = queries = 0
+    try:
+        for batch in batches:
+            tokens, _ = _tokens_and_mask(batch)
+            weights, mask = weights_of(model, batch)
+            mask = mask.bool().cpu()
+            w = _real_queries(weights.float().cpu(), mask)  # (L, H, Q, T)
+            row = torch.arange(mask.shape[0])[:, None].expand_as(mask)[mask]  # (Q,)
+            key_tokens = tokens.cpu()[row]  # (Q, T): each query's sentence
+            top = w.argmax(-1)  # (L, H, Q)
+            for name, i in ids.items():
+                on = (key_tokens.gather(-1, top.reshape(-1, top.shape[-1]).T).T
+                      .reshape(top.shape) == i)  # (L, H, Q)
+                count = on.sum((1, 2)).double()  # (L,)
+                hits[name] = count if hits[name] is None else hits[name] + count
+                is_i = (key_tokens == i) & mask[row]  # (Q, T)
+                chance[name] += float((is_i.sum(-1) / mask[row].sum(-1)).sum())
+            edges += w.shape[1] * w.shape[2]
+            queries += w.shape[2]
+    finally:
+        model.train(was_training)
+    if not queries:
+        raise ValueError("no batches: sink_shares needs at least one batch")
+    return {name: {"share": (hits[name] / edges).tolist(),
+                   "chance": chance[name] / queries} for name in ids}
+
+
 @dataclass
 class AttentionDistances:
     """Distances of every real query, per layer and head.
@@ -108,6 +208,7 @@ class AttentionDistances:
     expected: torch.Tensor
     lengths: torch.Tensor
     chance: torch.Tensor
+    chance_local: torch.Tensor | None = None  # (Q,): :func:`chance_local`, local = 1
 
     @property
     def n_layers(self) -> int:
@@ -133,6 +234,8 @@ class AttentionDistances:
                          "share_local": float((self.argmax[l] <= local).float().mean()),
                          "per_head_mean_argmax": a.mean(1).tolist(),
                          "chance": float(self.chance.mean())})
+            if self.chance_local is not None and local == 1:
+                rows[-1]["chance_local"] = float(self.chance_local.mean())
         return rows
 
     def record(self, max_distance: int) -> dict:
@@ -154,7 +257,8 @@ def attention_distances(model: nn.Module, batches: Iterable,
     """
     was_training = model.training
     model.eval()
-    parts: dict[str, list[torch.Tensor]] = {"a": [], "e": [], "n": [], "c": []}
+    parts: dict[str, list[torch.Tensor]] = {"a": [], "e": [], "n": [], "c": [],
+                                            "l": []}
     try:
         for b, batch in enumerate(batches):
             if max_batches is not None and b >= max_batches:
@@ -167,13 +271,16 @@ def attention_distances(model: nn.Module, batches: Iterable,
             n = mask.sum(-1, keepdim=True).expand_as(mask)  # (B, T)
             parts["n"].append(n[mask])  # (Q,)
             parts["c"].append(chance_distance(mask))  # (Q,)
+            parts["l"].append(chance_local(mask))  # (Q,)
     finally:
         model.train(was_training)
     if not parts["a"]:
         raise ValueError("no batches: attention_distances needs at least one batch")
     return AttentionDistances(torch.cat(parts["a"], -1), torch.cat(parts["e"], -1),
-                              torch.cat(parts["n"]), torch.cat(parts["c"]))
+                              torch.cat(parts["n"]), torch.cat(parts["c"]),
+                              torch.cat(parts["l"]))
 
 
 __all__ = ["AttentionDistances", "argmax_distance", "attention_distances",
-           "chance_distance", "expected_distance", "hf_weights", "kept_weights"]
+           "chance_distance", "chance_local", "content_only", "expected_distance",
+           "hf_reading", "hf_weights", "kept_weights", "sink_shares"]

@@ -35,7 +35,7 @@ from lamalib.analysis.segmentation import boundary_f1, pk
 from lamalib.data.datasets.segmentation import IGNORE, SegmentBatch, SegmentedDoc
 from lamalib.models.hf_encoder import hf_attentions
 from lamalib.models.segmenter import boundary_step, predict_gaps
-from lamalib.nn.patterns import bind_pattern, global_relevance
+from lamalib.nn.patterns import bind_pattern, global_relevance, ratio_interval
 from lamalib.train import TrainConfig, fit
 
 # What the fine-tuned heads are measured against: the paper's four (section 4.2.2)
@@ -195,6 +195,40 @@ def finetuned_pattern_set(tokenizer) -> dict:
             "[SEP]": bind_pattern("special", ids=(tokenizer.sep_token_id,))}
 
 
+def residual_pattern_set(tokenizer) -> dict:
+    """What ``same_span`` and ``matching`` claim beyond simpler patterns they overlap:
+    ``same_span_far`` (the same sentence, more than one piece away: a previous-piece
+    head scores high on ``same_span`` but not here) and ``matching_other`` (another
+    occurrence of the piece, not the piece itself)."""
+    specials = (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.unk_token_id)
+    return {"same_span_far": "same_span_far",
+            "matching_other": bind_pattern("matching_other", never=specials)}
+
+
+def head_profiles(per_doc: dict, uniform: dict, heads: Sequence[tuple[int, int]],
+                  draws: int = 2000, seed: int = 0) -> list[dict]:
+    """For each head, the pattern on which it puts the most attention relative to
+    uniform attention (GR / uniform GR, eq. (1)), with that ratio's bootstrap interval
+    over documents (:func:`lamalib.nn.patterns.ratio_interval`).
+
+    ``per_doc``: ``{pattern: (D, L, H)}`` and ``uniform``: ``{pattern: (D,)}`` from
+    :func:`lamalib.nn.patterns.document_relevance`. Returns one dict per head:
+    ``head``, ``pattern``, ``ratio``, ``low``, ``high``, ``gr`` and every pattern's
+    ratio (``ratios``).
+    """
+    out = []
+    for l, h in heads:
+        ratios = {n: float(per_doc[n][:, l, h].mean() / uniform[n].mean())
+                  for n in per_doc}
+        best = max(ratios, key=ratios.get)
+        ratio, lo, hi = ratio_interval(per_doc[best][:, l, h], uniform[best], draws,
+                                       seed=seed)
+        out.append({"head": (l, h), "pattern": best, "ratio": ratio, "low": lo,
+                    "high": hi, "gr": float(per_doc[best][:, l, h].mean()),
+                    "ratios": ratios})
+    return out
+
+
 def encoder_of(model: nn.Module) -> nn.Module:
     """The Hugging Face encoder inside a :class:`BertBoundaryTagger`, or ``model``."""
     return getattr(model, "encoder", model) if isinstance(model, BertBoundaryTagger) \
@@ -270,5 +304,6 @@ def finetuned_patterns(model: nn.Module, tokenizer, batches, k: int = 3,
 
 __all__ = ["BertBoundaryTagger", "FINETUNED_PATTERNS", "FineTuned", "ImportantPattern",
            "doc_pieces", "encoder_of", "finetune_segmenter", "finetuned_pattern_set",
-           "finetuned_patterns", "gap_batches", "important_findings",
-           "injectable_found", "pattern_relevance", "task_importance"]
+           "finetuned_patterns", "gap_batches", "head_profiles", "important_findings",
+           "injectable_found", "pattern_relevance", "residual_pattern_set",
+           "task_importance"]

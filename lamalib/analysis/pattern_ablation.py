@@ -107,6 +107,55 @@ def plan_for(patterns: Sequence[str], n_layers: int = 2, n_heads: int = 8,
                                   enumerate(zip(heads, bound))])
 
 
+def trivial_baselines(task: SegmentationTask, split: str = "test",
+                      draws: int = 200, seed: int = 0) -> dict[str, dict]:
+    """Scores that need no model, on ``split``'s gaps: no boundary at all, every gap
+    a boundary, a boundary after every second sentence, and random boundaries at the
+    training split's rate (the mean over ``draws`` draws). A tagger that does not beat
+    them has learned nothing that an injection could improve.
+
+    Returns ``{name: {"F1", "Pk"}}`` (F1 over all gaps, Pk averaged over documents).
+    """
+    import random
+
+    refs = [list(d.gaps) for d in task.docs[split]]
+    train_gaps = [g for d in task.docs["train"] for g in d.gaps]
+    rate = sum(train_gaps) / len(train_gaps)
+
+    def score(hyps) -> dict:
+        flat_r = [g for r in refs for g in r]
+        flat_h = [g for h in hyps for g in h]
+        return {"F1": boundary_f1(flat_r, flat_h)["f1"],
+                "Pk": statistics.fmean(pk(r, h) for r, h in zip(refs, hyps))}
+
+    out = {"no boundary": score([[0] * len(r) for r in refs]),
+           "every gap a boundary": score([[1] * len(r) for r in refs]),
+           "every second gap": score([[int(i % 2 == 1) for i in range(len(r))]
+                                      for r in refs])}
+    rng = random.Random(seed)
+    draws_scored = [score([[int(rng.random() < rate) for _ in r] for r in refs])
+                    for _ in range(draws)]
+    out[f"random at the training rate ({rate:.2f})"] = {
+        k: statistics.fmean(d[k] for d in draws_scored) for k in ("F1", "Pk")}
+    return out
+
+
+def seeds_for_power(sd: float, effect: float, power: float = 0.8,
+                    level: float = 0.95, least: int = 5, most: int = 1000) -> int | None:
+    """The seeds a paired t-test needs to detect a difference of ``effect`` with
+    ``power`` at two-sided ``level``, when the paired differences have standard
+    deviation ``sd``: the fewest n >= ``least`` with
+    ``(t_{level, n-1} + t_{power, n-1}) * sd / sqrt(n) <= effect``; None beyond
+    ``most``."""
+    from scipy import stats
+
+    for n in range(max(least, 2), most + 1):
+        t = stats.t.ppf(0.5 + level / 2, n - 1) + stats.t.ppf(power, n - 1)
+        if t * sd / n ** 0.5 <= effect:
+            return n
+    return None
+
+
 def combinations(patterns: Sequence[str]) -> list[tuple[str, ...]]:
     """Each pattern alone, every pair, and all of them (Table 2's rows)."""
     out = [(p,) for p in patterns] + list(itertools.combinations(patterns, 2))

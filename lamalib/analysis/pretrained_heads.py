@@ -34,7 +34,8 @@ from lamalib.models.mlm import MaskedLM, MaskedLMStep
 from lamalib.models.pretrained import encoder_ids
 from lamalib.models.hf_encoder import hf_attentions
 from lamalib.nn.patterns import (bind_pattern, global_relevance, named_patterns,
-                                 pattern_cells, significant_heads, uniform_relevance)
+                                 pattern_cells, significant_heads, uniform_relevance,
+                                 z_ceiling)
 
 
 def document_batches(tokenizer: SubwordTokenizer, texts: Sequence[str], max_len: int,
@@ -107,7 +108,8 @@ def uniform_reference(batches: Iterable[Batch],
 class Finding:
     """What the GRs say about one pattern: its best head ``(layer, head)`` and GR,
     uniform attention's GR, how many standard deviations (over all heads) the best
-    head lies above the mean, and the heads the 3-sigma rule keeps."""
+    head lies above the mean, the heads the 3-sigma rule keeps, and how many heads
+    there are (``heads``: ``z`` can be at most :func:`z_ceiling` of it)."""
 
     pattern: str
     best: tuple[int, int]
@@ -115,6 +117,13 @@ class Finding:
     uniform: float
     z: float
     significant: tuple[tuple[int, int], ...]
+    heads: int = 0
+
+    @property
+    def z_ceiling(self) -> float:
+        """The largest ``z`` any head can reach among ``heads`` (sqrt(heads - 1)):
+        compare ``z`` with it, not across models with other head counts."""
+        return z_ceiling(self.heads)
 
     @property
     def kept(self) -> bool:
@@ -138,7 +147,8 @@ def findings(grs: dict[str, torch.Tensor], uniform: dict[str, float],
         z = (float(g[i]) - float(g.mean())) / sd if sd > 0 else 0.0
         sig = tuple((int(l), int(h)) for l, h in
                     significant_heads(gr, n_sigma).nonzero().tolist())
-        out.append(Finding(name, (i // H, i % H), float(g[i]), uniform[name], z, sig))
+        out.append(Finding(name, (i // H, i % H), float(g[i]), uniform[name], z, sig,
+                           g.numel()))
     return out
 
 

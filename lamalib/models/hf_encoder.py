@@ -31,10 +31,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from lamalib.data.fetch import sha256sum
 from lamalib.data.tokenize import tokenize
 from lamalib.models.bert import load_pretrained
 from lamalib.models.hf_copies import (PACKAGED, EncoderFolderError, check_weights,
-                                       known_model, packaged_copy)
+                                       WEIGHTS, known_model, packaged_copy)
+from lamalib.models.tokenizer_check import reading_warnings
 from lamalib.models.saved import Attention
 
 CONFIG = "config.json"
@@ -74,10 +76,28 @@ def _from_folder(folder: Path, name: str, sha256: str | None = None) -> HFEncode
         raise EncoderFolderError(f"{folder}: no {CONFIG}; give a folder written by "
                                  "save_pretrained")
     check_weights(folder, sha256)
+    if sha256 is None:  # a folder passed by path: say that no pinned hash vouches for it
+        _say_unchecked(folder)
     with _quiet_loading():
         model = AutoModel.from_pretrained(str(folder), **LOAD_OPTIONS)
     tokenizer = AutoTokenizer.from_pretrained(str(folder))
     return HFEncoder(model.eval(), tokenizer, name)
+
+
+def _say_unchecked(folder: Path) -> None:
+    """One line: a folder's weights are checked against a pinned SHA-256 only when
+    they are a copy the course knows; otherwise their SHA-256 is printed to compare."""
+    weights = folder / WEIGHTS
+    if not weights.is_file():  # sharded: each shard's header was checked
+        warnings.warn(f"{folder}: sharded weights, not checked against a pinned "
+                      "SHA-256 (only their headers were)", stacklevel=3)
+        return
+    digest = sha256sum(weights)
+    same = [p.short for p in PACKAGED if p.sha256 == digest]
+    if not same:
+        warnings.warn(f"{folder}: weights not checked against a pinned SHA-256 (a "
+                      f"folder the course does not know); theirs is {digest}",
+                      stacklevel=3)
 
 
 @contextmanager
@@ -178,6 +198,8 @@ def pretrained_attention(model: nn.Module, tokenizer, text: str,
     if not 2 < max_len <= limit:
         raise ValueError(f"max_len={max_len}: give 3 to {limit} (the model's "
                          "positions)")
+    for line in reading_warnings(tokenizer, text):  # accents stripped, [UNK] text
+        warnings.warn(line, stacklevel=2)
     n = len(tokenizer(text, truncation=False, verbose=False)["input_ids"])
     enc = tokenizer(text, truncation=True, max_length=max_len, return_tensors="pt")
     if n > max_len:

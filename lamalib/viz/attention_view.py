@@ -33,6 +33,21 @@ SCRIPT = (HERE / "attention_view.js").read_text(encoding="utf-8")
 STYLE = (HERE / "attention_view.css").read_text(encoding="utf-8")
 PLAIN_LIMIT = 20_000  # weights beyond this many travel packed (zlib + base64)
 KINDS = ("self", "pooling", "cross")
+# the choices the head menu offers after the heads of a self-attention view, computed
+# by the script from the heads' weights: their mean, and the rollout up to the layer
+# (lamalib.nn.self_attention.rollout, which the browser tests compare it with)
+DERIVED = ("mean of heads", "rollout")
+# the structural tokens a tokenizer adds (BERT's, RoBERTa's, XLNet's); not [UNK] or
+# [MASK], which stand for words of the text
+SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "<s>", "</s>", "<pad>", "<cls>",
+                     "<sep>"})
+
+
+def special_positions(tokens: Sequence[str]) -> list[int]:
+    """The positions of the structural tokens a tokenizer adds (``[CLS]``, ``[SEP]``,
+    ``<s>``, ``</s>``, pads: :data:`SPECIAL`), which the view's "hide special tokens"
+    box removes; ``[UNK]`` and ``[MASK]`` stand for words and stay."""
+    return [i for i, t in enumerate(tokens) if t in SPECIAL]
 
 
 def _milli(weights, kind: str, T: int, Tq: int | None = None) -> np.ndarray:
@@ -112,9 +127,18 @@ def _static_table(tokens: list[str], milli: np.ndarray, kind: str,
 def attention_view(tokens: Sequence[str], weights, kind: str,
                    prediction: str | None = None, probability: float | None = None,
                    title: str | None = None,
-                   queries: Sequence[str] | None = None) -> str:
+                   queries: Sequence[str] | None = None,
+                   start: tuple[int, int] | None = None,
+                   hide_special: bool = False) -> str:
     """One HTML fragment that shows ``weights`` over ``tokens``, with its script, style
     and data inlined; its DOM ids are new on every call, so views share a page.
+
+    A self-attention view's head menu also offers the mean of the layer's heads and
+    the attention rollout up to the layer (Abnar and Zuidema, 2020), which the script
+    computes as :func:`lamalib.nn.self_attention.rollout.attention_rollout` does; where the tokens
+    hold special tokens (``[CLS]``, ``[SEP]``...), a box hides them and renormalises
+    each row over the rest. Two buttons save the map shown as PNG or SVG. Pages and
+    views count layers and heads from 1; ``start`` is Python's 0-based index.
 
     Args:
         tokens: the T tokens shown.
@@ -126,6 +150,9 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
         title: a line above the view.
         queries: the Tq target tokens (the rows) of ``kind="cross"``, where
             ``tokens`` are the source tokens (the columns); only for that kind.
+        start: ``(layer, head)`` (0-based, e.g. a finding's ``best``) the view opens
+            on: the head the text discusses; default the first.
+        hide_special: open with special tokens hidden.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be 'self', 'pooling' or 'cross', not {kind!r}")
@@ -142,6 +169,17 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
                                                                     else 0])}
     if kind != "pooling":
         spec["L"] = int(milli.shape[0])
+    if start is not None:
+        layer, head = (int(start[0]), int(start[1])) if kind != "pooling" else (
+            0, int(start[-1]))
+        if not (0 <= layer < spec.get("L", 1) and 0 <= head < spec["H"]):
+            raise ValueError(f"start={tuple(start)}: give a 0-based (layer, head) "
+                             f"within {spec.get('L', 1)} layers and {spec['H']} heads")
+        spec["start"] = [layer, head]
+    if kind == "self":  # the mean of heads and the rollout follow each layer's heads
+        spec["derived"] = list(DERIVED)
+        spec["special"] = special_positions(tokens)
+        spec["hide"] = bool(hide_special and spec["special"])
     if kind == "cross":
         spec["queries"] = queries
     if milli.size > PLAIN_LIMIT:
@@ -164,7 +202,8 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
 
 
 def model_view(model, text: str, title: str | None = None,
-               max_len: int | None = None) -> str:
+               max_len: int | None = None, start: tuple[int, int] | None = None,
+               hide_special: bool = False) -> str:
     """The view of a model's attention over ``text``, with its prediction when it
     makes one; ``max_len``: read at most that many tokens, for the weights and the
     prediction alike.
@@ -181,7 +220,7 @@ def model_view(model, text: str, title: str | None = None,
         best = model.predict([text], max_len=max_len)[0]
         label, probability = best.label, best.probability
     return attention_view(att.tokens, att.weights, att.kind, label, probability,
-                          title)
+                          title, start=start, hide_special=hide_special)
 
 
 def attention_page(fragment: str, title: str = "Attention") -> str:
@@ -196,13 +235,19 @@ def attention_page(fragment: str, title: str = "Attention") -> str:
 def display_attention(tokens: Sequence[str], weights, kind: str,
                       prediction: str | None = None, probability: float | None = None,
                       title: str | None = None,
-                      queries: Sequence[str] | None = None) -> None:
+                      queries: Sequence[str] | None = None,
+                      start: tuple[int, int] | None = None,
+                      hide_special: bool = False) -> None:
     """Show :func:`attention_view` in a notebook (``IPython.display.HTML``)."""
     display(HTML(attention_view(tokens, weights, kind, prediction, probability, title,
-                                queries)))
+                                queries, start, hide_special)))
 
 
-def display_model(model, text: str, title: str | None = None) -> None:
+def display_model(model, text: str, title: str | None = None,
+                  start: tuple[int, int] | None = None,
+                  hide_special: bool = False) -> None:
     """Show :func:`model_view` in a notebook, e.g. ``display_model(load_encoder(
-    "all-MiniLM-L6-v2"), "The cat sat on the mat.")``: every layer and head."""
-    display(HTML(model_view(model, text, title)))
+    "all-MiniLM-L6-v2"), "The cat sat on the mat.", start=(0, 2))``: every layer and
+    head, opening on layer 1, head 3 (``start`` counts from 0, the page from 1)."""
+    display(HTML(model_view(model, text, title, start=start,
+                            hide_special=hide_special)))

@@ -102,7 +102,7 @@ class AttentionExplorer:
         tokens, _, note = self._cut(example)
         ax = attention_heatmap(self.matrix(example, layer, head), tokens, tokens,
                                title=f"{self.examples[example].name}: "
-                                     f"layer {layer}, head {head}")
+                                     f"layer {layer + 1}, head {head + 1}")
         if note:
             ax.figure.text(0.01, 0.005, note, fontsize=7, color="firebrick")
         ax.figure.tight_layout()
@@ -115,7 +115,7 @@ class AttentionExplorer:
         which = ("mean over all queries" if query == ALL_QUERIES
                  else f"query {query} ({tokens[query]!r})")
         head_line = (f"<div style='font-size:90%'>weight each token receives, "
-                     f"layer {layer}, head {head}, {html.escape(which)}</div>")
+                     f"layer {layer + 1}, head {head + 1}, {html.escape(which)}</div>")
         shaded = tokens_html(tokens, self.token_weights(example, layer, head, query))
         warn = (f"<div style='color:#b22222;font-size:85%'>{html.escape(note)}</div>"
                 if note else "")
@@ -147,8 +147,9 @@ class AttentionExplorer:
         pick = widgets.Dropdown(options=[(ex.name, i) for i, ex in
                                          enumerate(self.examples)],
                                 value=example, description="example")
-        layer_w = widgets.IntSlider(value=layer, min=0, max=L - 1, description="layer")
-        head_w = widgets.IntSlider(value=head, min=0, max=H - 1, description="head")
+        # the sliders count from 1, as every page and view does (the methods from 0)
+        layer_w = widgets.IntSlider(value=layer + 1, min=1, max=L, description="layer")
+        head_w = widgets.IntSlider(value=head + 1, min=1, max=H, description="head")
         query_w = widgets.Dropdown(description="query")
 
         def query_options(i: int) -> list:
@@ -162,10 +163,11 @@ class AttentionExplorer:
             i = pick.value
             if change is not None and change["owner"] is pick:
                 L_i, H_i = self.heads(i)
-                layer_w.max, head_w.max = L_i - 1, H_i - 1
+                layer_w.max, head_w.max = L_i, H_i
                 query_w.options, query_w.value = query_options(i), ALL_QUERIES
-            image.update(Image(self.png(i, layer_w.value, head_w.value)))
-            text.update(HTML(self.html(i, layer_w.value, head_w.value, query_w.value)))
+            layer, head = layer_w.value - 1, head_w.value - 1
+            image.update(Image(self.png(i, layer, head)))
+            text.update(HTML(self.html(i, layer, head, query_w.value)))
 
         for w in (pick, layer_w, head_w, query_w):
             w.observe(redraw, names="value")

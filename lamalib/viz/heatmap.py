@@ -8,6 +8,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 
+def robust_scale(values) -> float:
+    """The top of the colour scale, one rule for every attention map of the course
+    (:func:`attention_heatmap` and the shading of :mod:`lamalib.viz.attention_view`): the 99th
+    percentile of the values drawn (linear interpolation), so one outlier cannot pale
+    all the rest; larger values take the darkest colour."""
+    v = np.asarray(values, dtype=float).ravel()
+    return max(float(np.quantile(v, 0.99)), 1e-9) if v.size else 1.0
+
+
 def attention_heatmap(
     weights,
     x_labels: Sequence[str],
@@ -24,8 +33,9 @@ def attention_heatmap(
 
     Returns the Axes. Accepts a tensor or array; values are shown as they are (no
     renormalisation), so masked keys stay at 0. The color scale runs from 0 to
-    ``vmax`` (default: the largest weight); give panels that are compared the same
-    ``vmax``. ``xlabel``/``ylabel`` name the axes (e.g. source/target for a decoder).
+    ``vmax`` (default: :func:`robust_scale`, the 99th percentile of the weights;
+    larger ones take the top colour, and the colour bar's arrow says so); give panels
+    that are compared the same ``vmax``. ``xlabel``/``ylabel`` name the axes (e.g. source/target for a decoder).
     """
     w = np.asarray(
         weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float
@@ -42,7 +52,7 @@ def attention_heatmap(
         )
         _, ax = plt.subplots(figsize=size)
     if vmax is None:
-        vmax = max(float(w.max()), 1e-9)
+        vmax = robust_scale(w)
     im = ax.imshow(w, cmap=cmap, vmin=0.0, vmax=vmax, aspect="auto")
     ax.set_xticks(range(len(x_labels)), x_labels, rotation=90)
     ax.set_yticks(range(len(y_labels)), y_labels)
@@ -51,5 +61,6 @@ def attention_heatmap(
     if title:
         ax.set_title(title)
     if colorbar:
-        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04,
+                           extend="max" if float(w.max()) > vmax else "neither")
     return ax

@@ -4,9 +4,10 @@ each head follows them (``finding``, eq. (1)), putting them into heads
 (``injection``, eqs. (2)-(3)), kernels that compute only the cells a pattern allows
 (``kernels``) and Projected Attention Layers beside a BERT (``pal``)."""
 
-from lamalib.nn.patterns.finding import (global_relevance, kept_patterns,
-                                         named_patterns, relevance, significant_heads,
-                                         uniform_relevance)
+from lamalib.nn.patterns.finding import (document_relevance, global_relevance,
+                                         kept_patterns, named_patterns, ratio_interval,
+                                         relevance, significant_heads,
+                                         uniform_relevance, z_ceiling)
 from lamalib.nn.patterns.injection import (INJECTIONS, Injection, every_layer,
                                            fix_heads, head_attention_mask, sparsity)
 from lamalib.nn.patterns.kernels import (offset_attention, pattern_attention,
@@ -20,9 +21,12 @@ from lamalib.nn.patterns.predicates import (PATTERNS, BoundPattern, Predicate,
 
 
 __all__ = ["BoundPattern", "INJECTIONS", "Injection", "PALs", "PATTERNS", "Predicate",
-           "ProjectedAttention", "attach_pals", "bind_pattern", "every_layer",
+           "ProjectedAttention", "attach_pals", "bind_pattern", "document_relevance",
+           "every_layer",
            "fix_heads", "get_pattern", "global_relevance", "head_attention_mask",
            "kept_patterns", "matching_token", "named_patterns", "next_token",
            "offset_attention", "pattern_attention", "pattern_cells", "pattern_mask",
-           "previous_token", "register_kernel", "register_pattern", "relevance",
-           "same_span", "significant_heads", "span_attention", "sparsity", "with_never"]
+           "previous_token", "ratio_interval", "register_kernel", "register_pattern",
+           "relevance",
+           "same_span", "significant_heads", "span_attention", "sparsity", "with_never",
+           "z_ceiling"]

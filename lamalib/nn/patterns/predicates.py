@@ -142,6 +142,27 @@ def next_token(tokens, mask, spans=None) -> torch.Tensor:
     return _offset(tokens, +1)
 
 
+# Residual patterns: what a pattern claims beyond a simpler one it overlaps. A
+# previous-token head scores high on same_span (the previous token is almost always in
+# the same sentence) and a head that attends to itself scores on matching (a token
+# matches itself), so a head is credited with the bigger pattern only by its residual.
+@register_pattern("same_span_far")
+def same_span_far(tokens, mask, spans=None) -> torch.Tensor:
+    """Same span and more than one token apart: ``same_span`` without ``i - 1``,
+    ``i`` and ``i + 1`` (what a previous-, next- or self-token head cannot score)."""
+    i = torch.arange(tokens.shape[1], device=tokens.device)
+    far = (i[:, None] - i[None, :]).abs() > 1  # (T, T)
+    return same_span(tokens, mask, spans) & far  # (B, T, T)
+
+
+@register_pattern("matching_other")
+def matching_other(tokens, mask, spans=None, *,
+                   never: Sequence[int] = ()) -> torch.Tensor:
+    """``matching`` without the diagonal: another occurrence of the same token."""
+    eye = torch.eye(tokens.shape[1], dtype=torch.bool, device=tokens.device)
+    return matching_token(tokens, mask, spans, never=never) & ~eye  # (B, T, T)
+
+
 @register_pattern("special")
 def special_token(tokens, mask, spans=None, *,
                   ids: Sequence[int] = ()) -> torch.Tensor:

@@ -79,6 +79,11 @@ def test_words_of_the_subject_and_code_pass():
     printed = ('<div class="cell_output"><div class="output text_plain '
                'highlight-myst-ansi"><pre>rho 0.000000</pre></div></div>')
     assert kinds(printed) == ["raw float"]
+    # what an output runs (a widget's state, a view's script) is not text
+    script = ('<div class="cell_output"><script type="application/vnd.jupyter.widget-'
+              'view+json">{"model_id": "6cfe619de1c34544b021dadf1bd55e51"}</script>'
+              '<script>(function(){})("lamalib-av-8aa8bd5c659a");</script></div>')
+    assert kinds(script) == []
 
 
 def test_the_command_fails_on_findings_unless_the_page_is_allowed(tmp_path, capsys):

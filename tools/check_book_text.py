@@ -73,8 +73,9 @@ def check_html(html: str, page: str = "page") -> list[str]:
     soup = BeautifulSoup(html, "html.parser")
     body = (soup.select_one("article.bd-article") or soup.find("main") or soup.body
             or soup)
-    for code in body.select(".cell_input, div[class*='highlight-'], script, style, "
-                            "mjx-container, .headerlink"):
+    for hidden in body.select("script, style, template, mjx-container, .headerlink"):
+        hidden.decompose()  # what the page runs or typesets, not text a reader reads
+    for code in body.select(".cell_input, div[class*='highlight-']"):
         if not code.find_parent(class_="cell_output"):  # a cell's printed output stays
             code.decompose()
     found = []

@@ -4,6 +4,7 @@ and, with Chromium, its screens (the article's height over a 1300 x 1000 window'
 The course's reader's length for a chapter is at most 100,000 characters.
 
     python tools/page_lengths.py _build/html                  # every page
+    python tools/page_lengths.py _build/html --pages 'book/[01]*.html' --max 100000
     python tools/page_lengths.py --build book/06_transformer.ipynb
         # builds a book of that one chapter in a temporary folder (the project's
         # _config.yml, extensions, CSS, figures and references; the chapter runs in
@@ -87,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", help="the built book's html folder")
     parser.add_argument("--build", help="a chapter notebook to build alone and measure")
+    parser.add_argument("--pages", nargs="*", help="glob patterns of pages under SITE "
+                        "(default: every page)")
+    parser.add_argument("--no-screens", action="store_true",
+                        help="characters only (no browser)")
     parser.add_argument("--keep", help="with --build: build in this folder and keep it")
     parser.add_argument("--max", type=int, help="fail on a page over this many characters")
     args = parser.parse_args(argv)
@@ -113,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             site = Path(args.site)
             pages = sorted(p for p in [*site.glob("*.html"), *site.glob("book/*.html")]
                            if p.name not in SKIP_PAGES)
-        tall = screens(pages)
+            if args.pages:
+                pages = [p for p in pages if any(p.relative_to(site).match(g)
+                                                 for g in args.pages)]
+        tall = {} if args.no_screens else screens(pages)
         over = 0
         for page in pages:
             n = len(page_text(page.read_text(encoding="utf-8")))

@@ -15,9 +15,11 @@ NAME = "authoryear"  # bibtex_default_style in _config.yml
 
 
 def _last(person) -> str:
-    """A person's last name as the citations print it (von part kept, braces off)."""
-    return " ".join(str(p) for p in person.prelast_names + person.last_names
-                    ).replace("{", "").replace("}", "")
+    """A person's last name as the citations print it: the von part kept ("van der
+    Maaten"), LaTeX accents as the letters they stand for ("{\\v{R}}eh{\\r{u}}{\\v{r}}ek"
+    is "Řehůřek"), braces off."""
+    return " ".join(part.render_as("text") for part in
+                    person.rich_prelast_names + person.rich_last_names)
 
 
 def author_year_label(entry) -> str:

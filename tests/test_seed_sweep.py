@@ -35,6 +35,15 @@ def _notebook(path: Path) -> Path:
             "glue('half_seed', seed / 2, display=False)\n"
             "reached = True\n"
             "assert reached and os.environ['SEED_SWEEP_TEST'] == '1'"),
+        nbformat.v4.new_code_cell(
+            "for j in range(3):\n"
+            "    assert j > 0 or seed < 3  # fails first, then passes: still a failure\n"
+            "class Settings:\n"
+            "    width = 2 * seed\n"
+            "    assert width != 4, 'a class body runs with the cell'\n"
+            "    def method(self):\n"
+            "        assert False  # inside a method: not a check of the notebook\n"
+            "assert Settings.width >= 0"),
     ]
     out = path / "tiny.ipynb"
     nbformat.write(nb, out)
@@ -51,11 +60,13 @@ def test_parse_seeds():
 def test_instrument_finds_top_level_asserts_only(tmp_path):
     nb = nbformat.read(_notebook(tmp_path), as_version=4)
     instrumented, found = seed_sweep.instrument(nb, str(tmp_path / "r.jsonl"))
-    assert [(a["cell"], a["line"]) for a in found] == [(1, 4), (2, 2), (2, 5), (3, 6)]
+    assert [(a["cell"], a["line"]) for a in found] == [(1, 4), (2, 2), (2, 5), (3, 6),
+                                                       (4, 2), (4, 5), (4, 8)]
     assert found[0]["source"] == "assert seed % 2 == 0, 'an odd seed'"
     assert instrumented.cells[0].cell_type == "code"  # the recorder comes first
     assert len(instrumented.cells) == len(nb.cells) + 1
     assert "assert False" in instrumented.cells[4].source  # the def's assert is kept
+    assert "assert False" in instrumented.cells[5].source  # and the method's
 
 
 def test_counts_per_assert_and_later_cells_still_run(tmp_path, capsys):
@@ -74,9 +85,16 @@ def test_counts_per_assert_and_later_cells_still_run(tmp_path, capsys):
     assert rows[(2, 5)]["passed"] == 3 and rows[(2, 5)]["not_reached_seeds"] == [1]
     # a failing assert (seeds 1, 3) and a cell error (seed 1) do not stop later cells
     assert rows[(3, 6)]["passed"] == 4
+    # a failure on the loop's first pass stands, though the later passes pass
+    assert rows[(4, 2)]["passed"] == 3 and rows[(4, 2)]["failed_seeds"] == [3]
+    # the class body's assert is a check (seed 2: width 4) and does not stop the cell
+    assert rows[(4, 5)]["passed"] == 3 and rows[(4, 5)]["failed_seeds"] == [2]
+    assert "a class body runs" in rows[(4, 5)]["messages"]["2"]
+    assert rows[(4, 8)]["passed"] == 4
     runs = {r["seed"]: r for r in result["runs"]}
     assert runs[1]["cell_errors"] == {"2": "ValueError: boom"}
     assert not any(runs[s]["cell_errors"] for s in (0, 2, 3))
+    assert runs[1]["cell_errors"].keys() == {"2"}
     assert "an odd seed" in rows[(1, 4)]["messages"]["1"]
     assert result["seeds"] == [0, 1, 2, 3] and result["kernels"] == "native"
     table = capsys.readouterr().out

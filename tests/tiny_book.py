@@ -19,6 +19,7 @@ def tiny_book(tmp_path: Path, source: str, after: str = "More text.") -> Path:
     shutil.copy(ROOT / "_config.yml", book / "_config.yml")
     shutil.copy(ROOT / "book" / "references.bib", book / "book" / "references.bib")
     shutil.copytree(ROOT / "_ext", book / "_ext")  # the config's local extension
+    shutil.copytree(ROOT / "_static", book / "_static")  # the book's CSS
     (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n"
                                    "- file: book/chapter\n")
     (book / "intro.md").write_text("# Tiny\n\nA page.\n")

@@ -1,6 +1,8 @@
-"""Look at the built book as a reader does and list what is cut or shrunk: a table or
-a code cell's output wider than the page's text column (the reader must scroll
-sideways, or the columns the prose points to are hidden), a figure displayed at less
+"""Look at the built book as a reader does and list what is cut or shrunk: a code box
+(a code cell's input or a code block), a table or a code cell's output wider than the
+page's text column or than its own box (the reader must scroll sideways, or the end of
+the line, the comment that explains it, the columns the prose points to are hidden),
+a figure displayed at less
 than ``--min-scale`` of its natural width (or of the column, if narrower), and an image
 that did not load. Each problem is one line: page, element, what is wrong.
 
@@ -30,15 +32,33 @@ const right = column.getBoundingClientRect().right;
 const name = el => (el.id ? "#" + el.id : "") + " " + el.tagName.toLowerCase()
     + " near '" + (el.closest("section")?.querySelector("h1,h2,h3")?.innerText
                    || "").slice(0, 60) + "'";
+// wider than the column, or than its own box (it scrolls sideways inside a narrower
+// box: the reader must scroll to see the end of the line)
+const wide = el => el.scrollWidth > el.clientWidth + 1 || el.scrollWidth > width + 1
+    || el.getBoundingClientRect().right > right + 1;
 const found = [];
+const seen = new Set();
+// code a reader reads: a code cell's input (whatever it holds: lines, or a table of
+// numbered lines) and every code block of the text; each box once
+for (const box of column.querySelectorAll(".cell_input, pre")) {
+  if (box.closest(".cell_output")) continue;           // an output, below
+  const cell = box.closest(".cell_input");
+  if (cell && cell !== box && seen.has(cell)) continue;
+  if (wide(box)) {
+    found.push(["wide code", name(box), box.scrollWidth, Math.min(box.clientWidth, width)]);
+    seen.add(cell || box);
+  }
+}
+// tables of the text and of outputs; a table inside code input is code, measured above
 for (const table of column.querySelectorAll("table")) {
   if (table.closest(".cell_input")) continue;
   if (table.scrollWidth > width + 1 || table.getBoundingClientRect().right > right + 1)
     found.push(["wide table", name(table), table.scrollWidth, width]);
 }
+// a code cell's outputs: printed text, HTML output boxes
 for (const out of column.querySelectorAll(".cell_output pre, .cell_output .output")) {
-  if (out.scrollWidth > out.clientWidth + 1 || out.scrollWidth > width + 1)
-    found.push(["wide output", name(out), out.scrollWidth, width]);
+  if (wide(out))
+    found.push(["wide output", name(out), out.scrollWidth, Math.min(out.clientWidth, width)]);
 }
 for (const img of column.querySelectorAll("img")) {
   if (!img.complete || img.naturalWidth === 0) {

@@ -3,7 +3,8 @@ for (DESIGN.md, "What a notebook asserts": an assert about a training outcome mu
 for any ``LAMALIB_SEED``).
 
 Every ``assert`` statement of a code cell (at the top level of the cell or inside its
-``for``/``if``/``with``/``try`` blocks, not inside a ``def`` or ``class``) is rewritten
+``for``/``if``/``with``/``try`` blocks or a ``class`` body, which runs with the cell;
+not inside a ``def``, which runs when called) is rewritten
 into a recorded check: it runs as written, in the same scope, but a failure is recorded
 instead of raised, so the cell and every later cell still run. A cell that raises
 anything else is recorded as an error (the asserts after it in that cell are "not
@@ -93,9 +94,10 @@ def _python_source(source: str) -> str:
 
 
 class _Asserts(ast.NodeTransformer):
-    """Replace each ``assert`` (not inside a function or class) by a ``try`` that runs
-    it and records ``pass``, ``fail`` (AssertionError) or ``error`` (anything else
-    raised while evaluating it) without raising."""
+    """Replace each ``assert`` that runs with the cell (not inside a function; a class
+    body runs when the cell does, its methods' bodies do not) by a ``try`` that runs it
+    and records ``pass``, ``fail`` (AssertionError) or ``error`` (anything else raised
+    while evaluating it) without raising."""
 
     def __init__(self, cell: int, source: str):
         self.cell, self.source, self.found = cell, source, []
@@ -103,7 +105,11 @@ class _Asserts(ast.NodeTransformer):
     def visit_FunctionDef(self, node):  # asserts in a def run when it is called: kept
         return node
 
-    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+    def visit_ClassDef(self, node):  # a class body runs with the cell: its asserts
+        self.generic_visit(node)     # are checks (its methods' are not, above)
+        return node
 
     def visit_Assert(self, node: ast.Assert):
         text = ast.get_source_segment(self.source, node) or ast.unparse(node)

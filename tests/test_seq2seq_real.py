@@ -107,8 +107,8 @@ def test_saved_folder_translates_as_the_model_did(tmp_path, trained):
     assert att.weights.shape == (len(att.target), len(att.source))
     torch.testing.assert_close(att.weights.sum(-1), torch.ones(len(att.target)))
     assert att.target[-1] == "<eos>"
-    (folder / "weights.pt").unlink()
-    with pytest.raises(SavedModelError, match="weights.pt: missing"):
+    (folder / "weights.safetensors").unlink()
+    with pytest.raises(SavedModelError, match="weights.safetensors: missing"):
         load_seq2seq(folder)
     (folder / "tgt_vocab.txt").write_text("<pad>\n<bos>\n<eos>\n<unk>\n",
                                           encoding="utf-8")

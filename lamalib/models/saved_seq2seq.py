@@ -68,8 +68,11 @@ def save_seq2seq(model: torch.nn.Module, src_vocab: PairVocab, tgt_vocab: PairVo
     json.dumps(options)  # fail before writing on an option JSON cannot keep
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    torch.save({k: v.detach().cpu().clone() for k, v in model.state_dict().items()},
-               folder / WEIGHTS)
+    from safetensors.torch import save_file  # the classifiers' weights format
+
+    save_file({k: v.detach().cpu().clone().contiguous()
+               for k, v in model.state_dict().items()}, str(folder / WEIGHTS),
+              metadata={"format": "pt"})
     for name, vocab in ((SRC_VOCAB, src_vocab), (TGT_VOCAB, tgt_vocab)):
         (folder / name).write_text("".join(t + "\n" for t in vocab.itos),
                                    encoding="utf-8")
@@ -209,7 +212,8 @@ def load_seq2seq(folder: str | Path, device: str | torch.device = "cpu"
     try:
         model.load_state_dict(state)
     except RuntimeError as error:
-        raise _fail(folder / WEIGHTS, f"does not fit {CONFIG} ({' '.join(str(error).split())[:200]})",
+        why = " ".join(str(error).split())[:200]
+        raise _fail(folder / WEIGHTS, f"does not fit {CONFIG} ({why})",
                     "the files come from different saves: " + _RESAVE) from None
     return SavedSeq2Seq(model.to(device), src_vocab, tgt_vocab, config)
 

@@ -262,7 +262,10 @@ def _fail(path: Path, what: str, todo: str) -> SavedModelError:
 _RESAVE = "save the model again (save_model or `run ... --save-model DIR`)"
 
 
-def _read_config(folder: Path) -> dict:
+def read_header(folder: Path, required: Sequence[str]) -> dict:
+    """A saved folder's ``model.json``, checked as far as every kind of saved model
+    shares it (the folder, the file, JSON, the format and its version, ``required``
+    keys); a failure is a one-line :class:`SavedModelError` naming the file."""
     path = folder / CONFIG
     if not folder.is_dir():
         raise _fail(folder, "no such folder", "give the folder a model was saved to")
@@ -282,10 +285,16 @@ def _read_config(folder: Path) -> dict:
                     f"reads version {FORMAT_VERSION}",
                     f"load it with the lamalib that wrote it "
                     f"({config.get('lamalib', 'unknown')}) or save it again")
-    missing = [k for k in ("model", "options", "vocab_size", "labels",
-                           "preprocessing") if k not in config]
+    missing = [k for k in required if k not in config]
     if missing:
         raise _fail(path, f"lacks {', '.join(missing)}", _RESAVE)
+    return config
+
+
+def _read_config(folder: Path) -> dict:
+    path = folder / CONFIG
+    config = read_header(folder, ("model", "options", "vocab_size", "labels",
+                                  "preprocessing"))
     known = available_models(kind="classifier") + available_models(kind="pair")
     if config["model"] not in known:
         raise _fail(path, f"unknown model {config['model']!r} (this lamalib has "

@@ -28,7 +28,8 @@ from lamalib.data.tokenize import tokenize
 from lamalib.models.beam import decode
 from lamalib.models.registry import build_model
 from lamalib.models.saved import (_RESAVE, CONFIG, FORMAT, FORMAT_VERSION, TOKENIZER,
-                                  WEIGHTS, SavedModelError, _fail, _read_weights)
+                                  WEIGHTS, SavedModelError, _fail, _read_weights,
+                                  read_header)
 from lamalib.provenance import lamalib_version
 
 SRC_VOCAB, TGT_VOCAB = "src_vocab.txt", "tgt_vocab.txt"
@@ -99,22 +100,8 @@ def is_seq2seq_folder(folder: str | Path) -> bool:
 
 def _read_config(folder: Path) -> dict:
     path = folder / CONFIG
-    if not path.is_file():
-        raise _fail(path, "missing: the folder holds no saved model", _RESAVE)
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise _fail(path, f"not valid JSON ({error})", _RESAVE) from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT:
-        raise _fail(path, f"not a lamalib saved model (no \"format\": \"{FORMAT}\")",
-                    _RESAVE)
-    if config.get("format_version") != FORMAT_VERSION:
-        raise _fail(path, f"format version {config.get('format_version')!r}, this "
-                    f"lamalib reads version {FORMAT_VERSION}", _RESAVE)
-    missing = [k for k in ("model", "options", "vocab_size", "tgt_vocab_size",
-                           "preprocessing") if k not in config]
-    if missing:
-        raise _fail(path, f"lacks {', '.join(missing)}", _RESAVE)
+    config = read_header(folder, ("model", "options", "vocab_size", "tgt_vocab_size",
+                                  "preprocessing"))
     if config["model"] != "rnn_seq2seq" or config.get("kind") != KIND:
         raise _fail(path, f"model {config['model']!r} is not a seq2seq model this "
                     "lamalib reads (rnn_seq2seq)", _RESAVE)

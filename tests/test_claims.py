@@ -61,6 +61,9 @@ def test_interval_and_p_value_by_hand():
     assert v.p == pytest.approx(1 - t / math.sqrt(2 + t * t), rel=1e-9)
     assert v.interval() == f"+3.0 [{v.low:+.1f}, {v.high:+.1f}], p = {v.p:.2g}"
     assert p_text(0.0004) == "< 0.001"
+    # in an interval: "p < 0.001", never "p = < 0.001"
+    tiny = judge(Estimate(mean=30.0, se=0.5, n=3))
+    assert tiny.interval().endswith(", p < 0.001") and "= <" not in tiny.interval()
 
 
 def _decided(mean, sd, n, targets, reps=20000, seed=0):

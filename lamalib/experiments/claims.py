@@ -115,8 +115,9 @@ class Verdict:
                                         for x in (self.low, self.high)):
             ends += 1
         low, high = (round(x, ends) + 0.0 for x in (self.low, self.high))
+        p = p_text(self.p)
         return (f"{mean:+.{digits}f} [{low:+.{ends}f}, {high:+.{ends}f}]"
-                f", p = {p_text(self.p)}")
+                f", p {p if p.startswith('<') else '= ' + p}")  # "p < 0.001"
 
 
 def p_text(p: float) -> str:

@@ -148,7 +148,7 @@ def significant_heads(gr: torch.Tensor, n_sigma: float = 3.0) -> torch.Tensor:
     inequality), so when n - 1 <= n_sigma^2 no head can pass: with 10 heads or fewer
     the 3-sigma rule never fires. That bound is applied as the theorem, by counting
     heads, because float rounding can put a head that sits exactly on it a hair
-    above (one head at 0.1 among ten: z comes out 3 plus one unit in the last
+    above (one head at 0.1 among ten: z comes out 3 plus two units in the last
     place). Above the bound the comparison is the float one; a head exactly at
     n_sigma is then a rounding tie.
     """

@@ -7,8 +7,9 @@ LAMA+ctx's lead over each baseline on Reuters (R8) and IMDB; in section 5.2 LE's
 TE; in sections 1 and 5.1 (Table 5) that LAMA is about 3 times more compact than TE;
 and in section 4 that LAMA beats fine-tuned BERT. Each claim is judged by the course's
 rule (:func:`lamalib.experiments.claims.judge`) on the controlled grid
-(``reproduce lama --seeds 3``), where it ran; otherwise the row shows the first grid's
-single-seed, cut-short probe, or says "not run" and what a run would cost.
+(``reproduce lama --seeds 3``), where it ran; otherwise the row says "not run" and what
+a run would cost, or shows the first grid's single-seed, cut-short probe where only
+that ran.
 
 SAN's row: SAN's penalty weight and LAMA+ctx's number of heads are each that model's
 own free setting, so the comparison tunes both alike (each chosen on R8's validation

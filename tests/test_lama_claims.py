@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lamalib.experiments.claims import INCONCLUSIVE, REPRODUCED
-from lamalib.experiments.lama_claims import STATED, lama_claims
+from lamalib.experiments.lama_claims import SHARED_READING, STATED, lama_claims
 from results_helpers import over_seeds, write_runs
 
 
@@ -83,7 +83,7 @@ def test_sans_row_tunes_both_arms_alike_and_reads_the_recipe_too(tmp_path):
     assert san.ours.startswith("+4.0 [+4.0, +4.0]")  # the tuned pair is the main one
     assert "SAN's penalty 0 and LAMA's heads 5" in san.why
     # each reading says how many seeds its interval is over (three in both here)
-    assert san.why.startswith("the paper's recipe, three seeds to early stopping")
+    assert san.why.startswith("three seeds to early stopping")
     assert "with the recipe's 1 and 10 (three seeds)" in san.why
     # the baselines with no setting of their own stay at the recipe's LAMA+ctx
     avg = by_text(claims)["LAMA+ctx beats AVG on Reuters (R8) by 22.4 points"]
@@ -113,9 +113,13 @@ def test_recipe_reading_counts_the_seeds_both_arms_ran(tmp_path):
             + seeds("san", "r8", [0.95, 0.91, 0.93, 0.92, 0.93], valid=0.7)[3:])
     rows = by_text(lama_claims(grid_r8() + more, sweeps))
     san = rows["LAMA+ctx beats SAN on Reuters (R8) by 3.3 points"]
-    assert san.why.startswith("the paper's recipe, five seeds to early stopping")
+    assert san.why.startswith("five seeds to early stopping")
     assert rows["LAMA+ctx beats AVG on Reuters (R8) by 22.4 points"].why.startswith(
-        "the paper's recipe, three seeds")
+        "three seeds to early stopping")
+    # the reading all rows share is stated once, above the table, in no row
+    assert not any("recipe, " in c.why or "mean BiGRU state" in c.why
+                   for c in rows.values())
+    assert "mean BiGRU state" in SHARED_READING
 
 
 def test_probe_and_files_beside_the_grid(tmp_path):

@@ -32,10 +32,9 @@ READINGS = ("random vectors, not GloVe; sizes ours (the appendix is not in our c
             "lr and dropout chosen on MR's validation, one seed (chapter 10's appendix); "
             "ω read as a window's width, as the paper's text has it, not its radius")
 KERNEL_CHANGE = ("; the MS runs on MR and apparel were made before a change of which "
-                 "attention kernel runs (commit 4ad2e35), which changes the dropout draws "
-                 "but not the function: run again, they give other per-seed numbers with "
-                 "the same expectation (tests/test_ms_numerics.py pins both arms' first "
-                 "steps)")
+                 "attention kernel runs, which changes the dropout draws but not the "
+                 "function: run again, they give other per-seed numbers with the same "
+                 "expectation (tests/test_ms_numerics.py pins both arms' first steps)")
 # when commit 4ad2e35 (the kernel change above) was made: a run started before it ran
 # the older kernels
 KERNEL_CHANGE_DATE = "2026-11-25T17:19:03+00:00"
@@ -126,8 +125,8 @@ def msa_claims(runs: list[dict], sweeps_dir: Path,
     before = sum(bool(r.get("started")) and r["started"] < KERNEL_CHANGE_DATE
                  for r in variant_files)
     variants_why = (f"; {before} of the {len(variant_files)} variant files were made "
-                    "before the kernel change (commit 4ad2e35), which changes the "
-                    "dropout draws: those seeds cannot be repeated number for number"
+                    "before the kernel change, which changes the dropout draws: those "
+                    "seeds cannot be repeated number for number"
                     if before else "")
     # MR's choice of the MS-Transformer's lr and dropout, checked on a long-review
     # domain: where that domain's validation picks another, the verdict depends on it

@@ -8,14 +8,14 @@ self-attention, SASA, eqs. (1)-(3)); the heads are concatenated and projected
 sublayer and no positional embedding (eq. (5)).
 
 A scale is a constant (``3``) or a fraction of the length (``"N/16"``), and the paper
-can be read two ways (:data:`WINDOWS`). Its eq. (7) writes the context of position j
+can be read two ways (:data:`WINDOWS`). Its eq. 7 writes the context of position j
 as ``x_{j-ω} .. x_{j+ω}`` (a *radius*: 2ω + 1 keys), but its text makes ω a *width*:
 scales are "forced to be odd", a feed-forward layer "is attention with ω = 1" (a head
 that sees only its own word) and its Figure 1 draws ω = 1, 3, 5 as boxes of 1, 3 and
 5 words. ``window="width"`` (the default) follows the text: a constant ω must be odd
 and gives the radius ``(ω - 1) / 2``; ``"N/k"`` is the odd width nearest N / k
 (``2 floor(N / 2k) + 1``, ties upward), so radius ``floor(N / 2k)``: N = 100 gives
-N/16 -> width 7, N/8 -> 13, N/4 -> 25, N/2 -> 51. ``window="radius"`` follows eq. (7):
+N/16 -> width 7, N/8 -> 13, N/4 -> 25, N/2 -> 51. ``window="radius"`` follows eq. 7:
 a constant ω is the radius, and ``"N/k"`` is ``floor(N / k)`` raised to the next odd
 number (never below 1). N is each sequence's own number of real tokens (not the padded
 width), so padding never changes a window. A radius ``>= T`` is the same function as
@@ -62,7 +62,7 @@ from lamalib.nn.transformer.norm import LayerNorm
 
 Scale = Union[int, str]  # 3 (a constant ω) or "N/16" (a fraction of the length)
 KERNELS = ("auto", "window", "blocked", "neighbour", "compiled", "flex", "dense")
-WINDOWS = ("width", "radius")  # how ω is read: the paper's text, or its eq. (7)
+WINDOWS = ("width", "radius")  # how ω is read: the paper's text, or the paper's eq. 7
 
 
 def parse_scale(scale: Scale) -> tuple[str, int]:
@@ -272,7 +272,8 @@ class MultiScaleSelfAttention(MultiHeadAttention):
         dropout: on the attention weights. bias: of the four projections.
         kernel: ``"auto"``, ``"window"``, ``"blocked"`` or ``"dense"`` (same
             function, other cost).
-        window: ``"width"`` (the paper's text, default) or ``"radius"`` (its eq. (7)).
+        window: ``"width"`` (the paper's text, default) or ``"radius"`` (the
+            paper's own eq. 7).
 
     ``forward(x (B, T, D), key_padding_mask (B, T) or None, need_weights=False)
     -> (out (B, T, D), weights (B, H, T, T) or None)``.

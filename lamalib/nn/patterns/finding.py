@@ -148,8 +148,9 @@ def significant_heads(gr: torch.Tensor, n_sigma: float = 3.0) -> torch.Tensor:
     inequality), so when n - 1 <= n_sigma^2 no head can pass: with 10 heads or fewer
     the 3-sigma rule never fires. That bound is applied as the theorem, by counting
     heads, because float rounding can put a head that sits exactly on it a hair
-    above (one head at 0.1 among ten: z = 3.000000000000001). Above the bound the
-    comparison is the float one; a head exactly at n_sigma is then a rounding tie.
+    above (one head at 0.1 among ten: z comes out 3 plus two units in the last
+    place). Above the bound the comparison is the float one; a head exactly at
+    n_sigma is then a rounding tie.
     """
     n = gr.numel()
     if n - 1 <= n_sigma ** 2:  # Samuelson: z <= sqrt(n - 1) <= n_sigma, never above

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from lamalib.experiments.claims import INCONCLUSIVE, REPRODUCED
-from lamalib.experiments.lama_claims import SHARED_READING, STATED, lama_claims
+from lamalib.experiments.lama_claims import (SHARED_READING, STATED, extension_calls,
+                                             lama_claims)
 from results_helpers import over_seeds, write_runs
 
 
@@ -222,6 +223,10 @@ def test_berts_row_reads_the_rate_the_pilot_chose_on_validation(tmp_path):
     imdb_row = rows["LAMA+ctx beats fine-tuned BERT on IMDB"]
     assert imdb_row.verdict == "not run" and "about 4 hours" in imdb_row.why
     assert "--datasets imdb --models bert" in imdb_row.why and "lr=5e-5" in imdb_row.why
+    # the seed-extension rule reads the same pairs (the chosen rate's runs only)
+    calls = {name: (d, lead) for name, d, lead in extension_calls(grid, sweeps)}
+    diffs, lead = calls["LAMA+ctx - BERT (all-MiniLM-L6-v2 at lr 5e-5), Reuters (R8)"]
+    assert lead is None and diffs == pytest.approx({0: 1.0, 1: 1.0, 2: 1.0})
     # two seeds of BERT on R8: a probe, never a verdict
     rows = by_text(lama_claims(grid_r8() + bert_runs([0.94, 0.95], 5e-5), sweeps))
     assert rows["LAMA+ctx beats fine-tuned BERT on Reuters (R8)"].verdict == "probe only"

@@ -38,6 +38,18 @@ def test_commit_hashes_outside_provenance_are_found(text):
     assert kinds(f"<p>{text}</p>") == ["commit hash"]
 
 
+@pytest.mark.parametrize("text", [
+    "eps 1.1920928955078125e-07", "float32 eps = 1.1920928955078125E-07.",
+    "scale 5e07", "lr 3.0e+04 and 2.5e-3"])
+def test_numbers_in_scientific_notation_are_not_hashes(text):
+    assert "commit hash" not in kinds(f"<p>{text}</p>")
+
+
+def test_a_hash_beside_a_number_in_scientific_notation_is_still_found():
+    assert kinds("<p>eps 1.1920928955078125e-07 at 3f2a9c1d7e</p>") == ["commit hash"]
+    assert kinds("<p>1920928955078125e</p>") == ["commit hash"]
+
+
 def test_hashes_in_a_provenance_table_or_section_pass():
     table = ("<table><thead><tr><th>folder</th><th>first commit</th></tr></thead>"
              "<tbody><tr><td>msa</td><td>0de4f93</td></tr></tbody></table>")

@@ -1,6 +1,7 @@
 """The seq2seq page's table and calls: seeds paired, the bottleneck's difference of
 differences, 95 % intervals and Holm over the page."""
 
+import dataclasses
 import json
 import math
 
@@ -8,9 +9,9 @@ import pytest
 from scipy import stats
 
 from lamalib.experiments.claims import REPRODUCED
-from lamalib.experiments.seq2seq_claims import (bottleneck_call, length_curve,
-                                                load_seq2seq_runs, page_calls,
-                                                paired_call, score_table)
+from lamalib.experiments.seq2seq_claims import (bottleneck_call, calls_table,
+                                                length_curve, load_seq2seq_runs,
+                                                page_calls, paired_call, score_table)
 
 
 def fake_run(model, seed, bleu, beam, short, long, dataset="d"):
@@ -63,6 +64,14 @@ def test_page_calls_and_holm():
     # largest p, so Holm compares it with 0.05 / 1 and it survives
     assert 0.05 / 4 < p["bahdanau beats plain"] < 0.05
     assert all(c.survives_holm for c in calls)
+
+
+def test_calls_table_says_yes_or_no_for_holm():
+    calls = page_calls(RUNS)
+    calls[1] = dataclasses.replace(calls[1], survives_holm=False)
+    table = calls_table(calls)
+    assert table["survives Holm"].tolist() == ["yes", "no", "yes", "yes"]
+    assert table["difference [95 % CI], p"][0].startswith("+")
 
 
 def test_table_means_intervals_and_epochs():

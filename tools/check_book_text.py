@@ -5,7 +5,7 @@ the words around it.
 - **project words**: "issue", "checkout", "this machine", "worktree", "pull request",
   "TODO"/"FIXME": the reader has no issue tracker, no checkout and not our machine;
 - **commit hash**: a git commit (7 to 40 hex digits with a letter and a digit, or any
-  token after the word "commit") outside a provenance table (a table with a column
+  token after the word "commit"; a number in scientific notation is not one) outside a provenance table (a table with a column
   named commit, hash or provenance, or under a heading that says "Provenance");
 - **raw float**: a number printed with six or more decimals ("0.000000", "79.250000"),
   or five that end in zeros: more digits than any measurement of the book supports;
@@ -37,6 +37,9 @@ PROJECT_WORDS = re.compile(
     re.IGNORECASE)
 # a hex token with at least one digit and one letter: 7 to 40 characters
 HASH = re.compile(r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+# a number in scientific notation ("1.1920928955078125e-07", "5e07"): its mantissa and
+# exponent letter look like hex, but it is a number, not a hash
+SCIENTIFIC = re.compile(r"(?<![\w.])\d*\.?\d+e[-+]?\d+(?![\w.])", re.IGNORECASE)
 AFTER_COMMIT = re.compile(r"\bcommits?\b[\s:=]*([0-9a-f]{7,40})\b", re.IGNORECASE)
 FLOAT = re.compile(r"(?<![\w.])-?\d+\.(\d{5,})(?![\w.])")
 RAW_CELL = re.compile(r"^(True|False|None|\{\s*['\"][^'\"]*['\"]\s*:.*\})$", re.DOTALL)
@@ -87,7 +90,9 @@ def check_html(html: str, page: str = "page") -> list[str]:
             found.append(("project word", _context(text, m.start(), m.end())))
         if not _provenance(node):
             spans = {m.span(1) for m in AFTER_COMMIT.finditer(text)}
-            spans |= {m.span() for m in HASH.finditer(text)}
+            numbers = [m.span() for m in SCIENTIFIC.finditer(text)]
+            spans |= {m.span() for m in HASH.finditer(text)
+                      if not any(a <= m.start() and m.end() <= b for a, b in numbers)}
             for start, end in sorted(spans):
                 found.append(("commit hash", _context(text, start, end)))
         for m in FLOAT.finditer(text):

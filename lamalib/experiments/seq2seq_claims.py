@@ -143,7 +143,8 @@ def calls_table(calls: list[Call]) -> pd.DataFrame:
     return pd.DataFrame([{"dataset": c.dataset, "call": c.name, "measure": c.what,
                           "seeds": len(c.diffs), "difference [95 % CI], p":
                           c.verdict.interval(2), "verdict": str(c.verdict),
-                          "survives Holm": c.survives_holm} for c in calls])
+                          "survives Holm": "yes" if c.survives_holm else "no"}
+                         for c in calls])
 
 
 def length_curve(runs: list[dict]) -> pd.DataFrame:

@@ -21,9 +21,10 @@ from lamalib.models.bert import PretrainedUnavailable
 from lamalib.models.registry import DATA_OPTIONS
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (FILE_KEYS, UsageError, check_count,
-                                         check_input_file, check_output_file,
-                                         check_output_folder, missing_dependency,
-                                         option_types, parse_value, with_text_sep)
+                                         check_input_file, check_model_folder,
+                                         check_output_file, check_output_folder,
+                                         missing_dependency, option_types,
+                                         parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
@@ -113,19 +114,6 @@ def check_outputs(args) -> None:
     for option in ("results", "checkpoints", "save_model"):
         check_output_folder(f"--{option.replace('_', '-')}",
                             getattr(args, option, None))
-
-
-def check_model_folder(name: str | None, force: bool) -> None:
-    """``--save-model DIR`` never replaces a saved model (or other files) unless
-    ``--force``: said before any data is read."""
-    if name is None or force:
-        return
-    path = Path(name).expanduser()
-    if path.is_dir() and any(path.iterdir()):
-        what = ("a saved model" if (path / "model.json").is_file()
-                else "other files")
-        raise UsageError(f"--save-model {name}: already holds {what}; give another "
-                         "folder, or add --force to replace it")
 
 
 def cmd_run(args, argv) -> None:

@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
-                                         check_output_file, check_output_folder,
-                                         parse_value)
+                                         check_model_folder, check_output_file,
+                                         check_output_folder, parse_value)
 from lamalib.experiments.seq2seq_run import (DECODERS, TASKS, Seq2SeqSpec,
                                              run_seq2seq)
 from lamalib.models.saved_seq2seq import is_seq2seq_folder, load_seq2seq
@@ -55,6 +55,7 @@ def cmd_seq2seq(args, argv) -> None:
     check_count("--seeds", args.seeds)
     for option in ("results", "checkpoints", "save_model"):
         check_output_folder(f"--{option.replace('_', '-')}", getattr(args, option))
+    check_model_folder(args.save_model, args.force)
     check_input_file("--pairs", args.pairs)
     check_input_file("--text", args.text)
     if args.text and args.task != "diacritics":
@@ -164,9 +165,13 @@ def add_seq2seq_commands(sub, common: argparse.ArgumentParser) -> None:
     s.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help=f"one of: {', '.join(SPEC_KEYS)}")
     s.add_argument("--name", help="the results name's dataset part")
-    s.add_argument("--force", action="store_true", help="run again over complete files")
+    s.add_argument("--force", action="store_true",
+                   help="run again over complete files, and replace the model in "
+                        "--save-model DIR")
     s.add_argument("--save-model", metavar="DIR",
-                   help="keep the trained model (one decoder, one seed) in DIR")
+                   help="keep the trained model (one decoder, one seed) in DIR "
+                        "(written whole or not at all; a folder that holds a model "
+                        "is replaced only with --force)")
     s.set_defaults(func=cmd_seq2seq)
     for name in ("predict", "attention"):
         sub.choices[name].add_argument(

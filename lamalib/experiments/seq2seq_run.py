@@ -21,6 +21,7 @@ wrong, as the reference keeps its words.
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,8 @@ from lamalib.data.textio import decode as decode_text, read_bytes
 from lamalib.models.beam import decode
 from lamalib.models.registry import build_model
 from lamalib.models.seq2seq import seq2seq_step
-from lamalib.provenance import RunStamp, portable_path, write_json_atomic
+from lamalib.provenance import (RunStamp, portable_path, shown_path,
+                                write_json_atomic)
 from lamalib.train import TrainConfig, fit
 from lamalib.experiments.results import run_lock
 
@@ -301,17 +303,45 @@ def run_seq2seq(spec: Seq2SeqSpec, results_dir: Path, argv: list[str] | None = N
                                              example_rows(data.test)),
             **stamp.fields(argv, "python -m lamalib.experiments"),
         }
-        write_json_atomic(out, result)
+        if save_to is not None:  # first: no results file for a model not kept
+            _keep_model(spec, model, data, Path(save_to), force, ckpt)
+        try:
+            write_json_atomic(out, result)
+        except OSError as error:
+            if save_to is not None:  # the model goes with its results file
+                shutil.rmtree(save_to, ignore_errors=True)
+            raise ValueError(f"--results {shown_path(results_dir)}: cannot write "
+                             f"{out.name} ({error.strerror}); nothing was written"
+                             + (" (nor the model)" if save_to is not None else "")
+                             + _resumes(ckpt, "file")) from None
         if ckpt is not None:
-            import shutil
             shutil.rmtree(ckpt, ignore_errors=True)
-    if save_to is not None:
-        from lamalib.models.saved_seq2seq import save_seq2seq
-
-        longest = max(len(t) for t in data.train.tgt)
-        save_seq2seq(model, data.src_vocab, data.tgt_vocab, save_to,
-                     spec.model_options(), spec.task, max_len=longest + 5)
     return result
+
+
+def _resumes(ckpt: Path | None, what: str) -> str:
+    """How the same command goes on after the run's ``what`` could not be written."""
+    if ckpt is None:
+        return ""
+    return (f"; the run's checkpoint stays in {shown_path(ckpt)}: the same command "
+            f"finishes it (without training again) once the {what} can be written")
+
+
+def _keep_model(spec: Seq2SeqSpec, model, data: Seq2SeqData, save_to: Path,
+                force: bool, ckpt: Path | None) -> None:
+    """``--save-model``: the run's model (best epoch) in ``save_to``, written whole
+    or not at all, replacing a saved model only with ``force``."""
+    from lamalib.models.saved import SavedModelError
+    from lamalib.models.saved_seq2seq import save_seq2seq
+
+    longest = max(len(t) for t in data.train.tgt)
+    try:
+        save_seq2seq(model, data.src_vocab, data.tgt_vocab, save_to,
+                     spec.model_options(), spec.task, max_len=longest + 5,
+                     overwrite=force)
+    except SavedModelError as error:
+        raise SavedModelError(f"--save-model {error}; no results file was written"
+                              + _resumes(ckpt, "model")) from None
 
 
 __all__ = ["DECODERS", "LENGTH_BUCKETS", "Seq2SeqData", "Seq2SeqSpec", "TASKS",

@@ -498,7 +498,25 @@ def _attention_text(args) -> str:
     return text
 
 
+def _view_options(args) -> tuple[int, int] | None:
+    """``--start LAYER,HEAD`` as two whole numbers from 0, and a check that it and
+    ``--hide-special`` come with ``--html`` (the table has no head to open on)."""
+    given = [o for o, v in (("--start", args.start), ("--hide-special",
+                                                      args.hide_special)) if v]
+    if given and not args.html:
+        raise UsageError(f"{' and '.join(given)} shape{'s' * (len(given) == 1)} the "
+                         "interactive view: add --html FILE")
+    if args.start is None:
+        return None
+    parts = args.start.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise UsageError(f"--start {args.start}: give LAYER,HEAD, two whole numbers "
+                         "counted from 0 (e.g. 0,2: the page's layer 1, head 3)")
+    return int(parts[0]), int(parts[1])
+
+
 def cmd_attention(args, argv) -> None:
+    start = _view_options(args)
     if s2s.is_seq2seq_folder(args.model):  # cross-attention of a translator
         return s2s.seq2seq_attention(args, _attention_text)
     check_output_file("--html", args.html)  # before the model is read
@@ -506,7 +524,8 @@ def cmd_attention(args, argv) -> None:
     args.text = _attention_text(args)
     saved = _attention_model(args.model)
     if args.html:
-        _write_view(saved, args.text, Path(args.html), args.max_len)
+        _write_view(saved, args.text, Path(args.html), args.max_len, start,
+                    args.hide_special)
         return
     att = saved.attention(args.text, max_len=args.max_len)
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
@@ -530,17 +549,32 @@ def cmd_attention(args, argv) -> None:
             print(f"{token}\t{float(value):.4f}")
 
 
-def _write_view(saved, text: str, path: Path, max_len: int) -> None:
-    """The attention view of ``text`` as a complete page that works offline."""
-    from lamalib.viz.attention_view import attention_page, model_view
+def _write_view(saved, text: str, path: Path, max_len: int,
+                start: tuple[int, int] | None = None,
+                hide_special: bool = False) -> None:
+    """The attention view of ``text`` as a complete page that works offline,
+    opening on head ``start`` (0-based layer, head) with special tokens hidden if
+    ``hide_special``."""
+    from lamalib.viz.attention_view import StartOutOfRange, attention_page, model_view
 
     title = f"{saved.name}: attention over one text"
     if getattr(saved, "pairs", False):
         title = (f"the sentence encoder ({saved.config['options'].get('encoder')}) "
                  "of a pair model: attention over one sentence")
     try:
-        path.write_text(attention_page(model_view(saved, text, title, max_len),
-                                       title), encoding="utf-8")
+        view = model_view(saved, text, title, max_len, start=start,
+                          hide_special=hide_special)
+    except StartOutOfRange as error:
+        layers, heads = error.layers, error.heads
+        raise UsageError(f"--start {start[0]},{start[1]}: the model has {layers} "
+                         f"layer{'s' * (layers != 1)} of {heads} head"
+                         f"{'s' * (heads != 1)}; give LAYER,HEAD from 0,0 to "
+                         f"{layers - 1},{heads - 1} (counted from 0)") from None
+    if hide_special and '"hide":true' not in view:
+        print("note: --hide-special: this view holds no special token ([CLS], "
+              "[SEP], ...) to hide", flush=True)
+    try:
+        path.write_text(attention_page(view, title), encoding="utf-8")
     except OSError as error:
         raise UsageError(f"--html {path}: cannot write it ({error.strerror})") from None
     print(f"attention view written to {path}; open it in any browser")
@@ -596,6 +630,14 @@ def add_model_commands(sub) -> None:
                         f"{ATTENTION_MAX_LEN}; never more than the model's own limit): "
                         "a self-attention's weights grow with the square of the "
                         "length; a longer text is cut with one warning")
+    a.add_argument("--start", metavar="LAYER,HEAD",
+                   help="with --html: the head the view opens on, counted from 0 as "
+                        "in the library (0,2: the page's layer 1, head 3); default "
+                        "the first")
+    a.add_argument("--hide-special", action="store_true",
+                   help="with --html: open with the special tokens ([CLS], [SEP], "
+                        "...) hidden, as queries and as keys, each row renormalised "
+                        "over the rest (the view's box shows them again)")
     a.set_defaults(func=cmd_attention)
 
 

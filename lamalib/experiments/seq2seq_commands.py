@@ -117,6 +117,10 @@ def seq2seq_attention(args, attention_text) -> None:
     ``attention_text(args)`` reads the text as ``attention`` does."""
     check_output_file("--html", args.html)
     check_count("--beam-width", args.beam_width)
+    if args.start is not None or args.hide_special:
+        raise UsageError(f"{args.model}: a seq2seq model's view is one map of target "
+                         "words over source words (no layers, heads or special "
+                         "tokens): drop --start and --hide-special")
     text = attention_text(args)
     saved = load_seq2seq(args.model)
     att = saved.attention(text, args.beam_width)

@@ -17,8 +17,8 @@ from lamalib.data import DownloadError, available_datasets
 from lamalib.data.excel import EXCEL, excel_records
 from lamalib.data.textio import decode, open_binary, stream_lines
 from lamalib.models import available_models, model_options
-from lamalib.models.bert import PretrainedUnavailable
-from lamalib.models.registry import DATA_OPTIONS
+from lamalib.models.bert_recipe import PretrainedUnavailable
+from lamalib.models.registry import DATA_OPTIONS, declared_models
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (FILE_KEYS, UsageError, check_count,
                                          check_input_file, check_model_folder,
@@ -29,13 +29,11 @@ from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
                                          ResultsConflict, user_results_dir)
-from lamalib.experiments.run_checkpoint import checkpoints_dir
-from lamalib.experiments.runner import run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
                                           run_name_fields)
 from lamalib.experiments.model_eval import add_evaluate_command
-from lamalib.experiments.pretrain import add_pretrain_command
+from lamalib.experiments.pretrain_command import add_pretrain_command
 from lamalib.experiments import seq2seq_commands as s2s
 from lamalib.experiments.spec import RunSpec
 
@@ -44,6 +42,14 @@ SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "valid_file", "test_file", "file_options", "name", "recipe")]
 TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
               if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
+
+
+def run(*args, **kwargs) -> dict:
+    """:func:`lamalib.experiments.runner.run`, imported when a run starts: the
+    runner imports torch, which no ``--help`` needs."""
+    from lamalib.experiments.runner import run as run_spec
+
+    return run_spec(*args, **kwargs)
 
 
 def apply_settings(fields: dict, settings: list[str]) -> dict:
@@ -198,6 +204,8 @@ def _check_test_split(args, fraction: float | None) -> None:
 
 def _checkpoints(args) -> Path:
     """``--checkpoints DIR``, else ``checkpoints/`` in the ``--results`` folder."""
+    from lamalib.experiments.run_checkpoint import checkpoints_dir
+
     given = args.checkpoints and Path(args.checkpoints)
     return checkpoints_dir(Path(args.results), given)
 
@@ -779,7 +787,7 @@ def parser() -> argparse.ArgumentParser:
                        epilog=recipes_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--model", required=True,
-                   help=f"one of: {', '.join(available_models('classifier'))}")
+                   help=f"one of: {', '.join(declared_models('classifier'))}")
     r.add_argument("--dataset", help=f"one of: {', '.join(available_datasets())}")
     r.add_argument("--train", help="your training file (TSV/CSV, .gz/.xz read as-is)")
     r.add_argument("--valid", help="your validation file (default: 10%% of train, "

@@ -25,9 +25,7 @@ from pathlib import Path
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
                                          check_model_folder, check_output_file,
                                          check_output_folder, parse_value)
-from lamalib.experiments.seq2seq_run import (DECODERS, TASKS, Seq2SeqSpec,
-                                             run_seq2seq)
-from lamalib.models.saved_seq2seq import is_seq2seq_folder, load_seq2seq
+from lamalib.experiments.seq2seq_spec import DECODERS, TASKS, Seq2SeqSpec
 
 SPEC_KEYS = [f.name for f in dataclasses.fields(Seq2SeqSpec)
              if f.name not in ("task", "decoder", "seed", "pairs", "text", "encoding",
@@ -67,6 +65,8 @@ def cmd_seq2seq(args, argv) -> None:
     if args.save_model and (args.seeds != 1 or len(args.decoders) != 1):
         raise UsageError("--save-model keeps one model: give one --decoders and "
                          "--seeds 1")
+    from lamalib.experiments.seq2seq_run import run_seq2seq
+
     settings = _settings(args.set)
     specs = [Seq2SeqSpec(task=args.task, decoder=d, seed=s, pairs=args.pairs,
                          text=args.text, encoding=args.encoding, name=args.name,
@@ -98,6 +98,8 @@ def seq2seq_predict(args, read_text) -> None:
     """``predict`` with a seq2seq folder: one TSV row (source, output) per sentence;
     ``read_text(name, encoding, what)`` reads ``--file`` as ``predict`` does."""
     check_count("--beam-width", args.beam_width)
+    from lamalib.models.saved_seq2seq import load_seq2seq
+
     saved = load_seq2seq(args.model)
     texts = list(args.texts) + _read_lines(args, read_text)
     if not any(texts):
@@ -122,6 +124,8 @@ def seq2seq_attention(args, attention_text) -> None:
                          "words over source words (no layers, heads or special "
                          "tokens): drop --start and --hide-special")
     text = attention_text(args)
+    from lamalib.models.saved_seq2seq import load_seq2seq
+
     saved = load_seq2seq(args.model)
     att = saved.attention(text, args.beam_width)
     if att.weights is None:
@@ -181,6 +185,14 @@ def add_seq2seq_commands(sub, common: argparse.ArgumentParser) -> None:
         sub.choices[name].add_argument(
             "--beam-width", type=int, default=1, metavar="K",
             help="a seq2seq model: beam search with K prefixes (default 1: greedy)")
+
+
+def is_seq2seq_folder(folder) -> bool:
+    """:func:`lamalib.models.saved_seq2seq.is_seq2seq_folder`, imported when a
+    command asks (it imports torch)."""
+    from lamalib.models.saved_seq2seq import is_seq2seq_folder as seq2seq_folder
+
+    return seq2seq_folder(folder)
 
 
 __all__ = ["add_seq2seq_commands", "is_seq2seq_folder", "seq2seq_attention",

@@ -20,14 +20,14 @@ import tempfile
 import time
 from pathlib import Path, PureWindowsPath
 
-import torch
-
 from lamalib import runtime
 
 
 def hardware() -> dict:
     """Device kind, its name (GPU or CPU model) and count, torch threads, torch, CUDA
     and Python versions, and the date."""
+    import torch  # here: importing provenance (a command's --help) needs none
+
     cuda = torch.cuda.is_available()
     return {
         "device": "cuda" if cuda else "cpu",

@@ -9,10 +9,12 @@ import os
 import random
 import sys
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:  # torch is imported where it is used: --help needs none
+    import torch
 
 PROFILES = ("quick", "full")
 T_ = TypeVar("T_")
@@ -21,6 +23,8 @@ T_ = TypeVar("T_")
 def get_device() -> torch.device:
     """The device to run on: CUDA when available, else CPU (``LAMALIB_DEVICE``
     overrides)."""
+    import torch
+
     name = os.environ.get("LAMALIB_DEVICE")
     if name:
         return torch.device(name)
@@ -74,6 +78,8 @@ def exact_seeds():
 def seed_everything(seed: int = 0) -> None:
     """Seed Python, NumPy and torch (CPU and CUDA) with ``runtime.seed(seed)`` (shifted
     by ``LAMALIB_SEED``) so a run can be repeated."""
+    import torch
+
     seed = _shifted(seed)
     random.seed(seed)
     np.random.seed(seed)
@@ -91,6 +97,8 @@ def profile() -> str:
                 f"LAMALIB_PROFILE={value!r} is not a profile; use one of {PROFILES}"
             )
         return value
+    import torch
+
     return "full" if torch.cuda.is_available() else "quick"
 
 
@@ -186,6 +194,8 @@ def setup(seed: int = 0) -> str:
     one thread is faster. Returns a summary to print: one line, plus a second the
     first time the widget manager is switched on.
     """
+    import torch
+
     seed_everything(seed)
     if profile() == "quick" and get_device().type == "cpu":
         torch.set_num_threads(1)

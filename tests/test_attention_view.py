@@ -220,3 +220,100 @@ def test_start_special_tokens_and_the_derived_choices_travel_in_the_spec():
     plain = attention_view(["a", "b"], _rows((1, 1, 2, 2), 1.0), "self",
                            hide_special=True)
     assert '"special":[]' in plain and '"hide":false' in plain
+
+
+# ---- attention --html --start LAYER,HEAD --hide-special (issue 62) -----------------
+
+MS = dict(embed_dim=8, d_model=8, n_layers=2, n_heads=4, scales="1,3,N/2,N/1",
+          mlp_hidden=8)
+
+
+def _ms_saved(tmp_path):
+    """A self-attention model whose tokens hold [CLS]: 2 layers of 4 heads."""
+    vocab = Vocab.build(["a warm and funny film"])
+    torch.manual_seed(0)
+    model = build_model("ms_transformer", vocab_size=len(vocab), num_classes=2, **MS)
+    return save_model(model.eval(), vocab, ["neg", "pos"], tmp_path / "ms",
+                      name="ms_transformer", options=MS)
+
+
+def test_the_command_opens_the_view_on_a_head_with_special_tokens_hidden(tmp_path,
+                                                                         capsys):
+    from lamalib.experiments.cli import main
+
+    folder, page = _ms_saved(tmp_path), tmp_path / "view.html"
+    main(["attention", "--model", str(folder), "a warm film", "--html", str(page),
+          "--start", "1,3", "--hide-special"])
+    assert "note:" not in capsys.readouterr().out
+    spec = _spec(page.read_text(encoding="utf-8"))
+    assert spec["tokens"][0] == "[CLS]" and spec["special"] == [0]
+    assert spec["start"] == [1, 3] and spec["hide"] is True
+    main(["attention", "--model", str(folder), "a warm film", "--html", str(page)])
+    spec = _spec(page.read_text(encoding="utf-8"))
+    assert "start" not in spec and spec["hide"] is False  # the defaults
+    # a pooling model: one layer of hops (san: 3), no special token to hide
+    main(["attention", "--model", str(_saved(tmp_path)), "a warm film", "--html",
+          str(page), "--start", "0,2", "--hide-special"])
+    assert "no special token" in capsys.readouterr().out
+    assert _spec(page.read_text(encoding="utf-8"))["start"] == [0, 2]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--start", "2,0"], "--start 2,0: the model has 2 layers of 4 heads; give "
+                         "LAYER,HEAD from 0,0 to 1,3 (counted from 0)"),
+    (["--start", "0,4"], "--start 0,4: the model has 2 layers of 4 heads"),
+    (["--start", "99,0"], "--start 99,0: the model has 2 layers of 4 heads"),
+    (["--start", "1"], "--start 1: give LAYER,HEAD, two whole numbers counted from 0"),
+    (["--start=-1,0"], "--start -1,0: give LAYER,HEAD"),
+    (["--start", "1,2,3"], "--start 1,2,3: give LAYER,HEAD"),
+    (["--start", "a,b"], "--start a,b: give LAYER,HEAD"),
+])
+def test_a_bad_start_is_one_line_and_writes_nothing(tmp_path, argv, message):
+    from command_helpers import usage_error
+
+    folder, page = _ms_saved(tmp_path), tmp_path / "view.html"
+    assert usage_error(["attention", "--model", str(folder), "a warm film",
+                        "--html", str(page), *argv]).startswith(message)
+    assert not page.exists()
+
+
+def test_view_options_without_a_view_or_beyond_a_pooling_model(tmp_path):
+    from command_helpers import usage_error
+
+    folder = _ms_saved(tmp_path)
+    assert usage_error(["attention", "--model", str(folder), "a film", "--start",
+                        "0,0"]) == ("--start shapes the interactive view: add "
+                                    "--html FILE")
+    assert usage_error(["attention", "--model", str(folder), "a film", "--start",
+                        "0,0", "--hide-special"]) == (
+        "--start and --hide-special shape the interactive view: add --html FILE")
+    assert usage_error(["attention", "--model", str(_saved(tmp_path)), "a film",
+                        "--html", str(tmp_path / "v.html"), "--start", "1,0"]) == (
+        "--start 1,0: the model has 1 layer of 3 heads; give LAYER,HEAD from 0,0 "
+        "to 0,2 (counted from 0)")
+
+
+def test_a_start_beyond_the_model_exits_2_in_one_line(tmp_path):
+    folder = _ms_saved(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "lamalib.experiments", "attention",
+                           "--model", str(folder), "a film", "--html",
+                           str(tmp_path / "v.html"), "--start", "99,0"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: --start 99,0: the model has 2 layers")
+    assert done.stderr.count("\n") == 1 and not (tmp_path / "v.html").exists()
+
+
+def test_a_seq2seq_view_takes_no_head_to_open_on(tmp_path):
+    from command_helpers import usage_error
+    from lamalib.data.parallel import build_vocabs, pairs_from_lines
+    from lamalib.models.saved_seq2seq import save_seq2seq
+
+    src, tgt = build_vocabs(pairs_from_lines(["i run .\ttôi chạy ."]))
+    options = {"d_emb": 4, "d_hidden": 6, "decoder": "bahdanau", "score": None}
+    model = build_model("rnn_seq2seq", vocab_size=len(src), tgt_vocab_size=len(tgt),
+                        **options)
+    folder = save_seq2seq(model, src, tgt, tmp_path / "s2s", options)
+    assert "no layers, heads or special tokens" in usage_error(
+        ["attention", "--model", str(folder), "i run .", "--html",
+         str(tmp_path / "v.html"), "--start", "0,0"])

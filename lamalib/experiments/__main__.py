@@ -8,7 +8,7 @@ import warnings
 
 from lamalib import runtime
 from lamalib.data.fetch import DownloadError
-from lamalib.models.bert import PretrainedUnavailable
+from lamalib.models.bert_recipe import PretrainedUnavailable
 from lamalib.experiments.cli import FILE_KEYS, main
 from lamalib.experiments.options import (UsageError, in_command_words,
                                          missing_dependency)

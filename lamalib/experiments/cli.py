@@ -17,24 +17,23 @@ from lamalib.data import DownloadError, available_datasets
 from lamalib.data.excel import EXCEL, excel_records
 from lamalib.data.textio import decode, open_binary, stream_lines
 from lamalib.models import available_models, model_options
-from lamalib.models.bert import PretrainedUnavailable
-from lamalib.models.registry import DATA_OPTIONS
+from lamalib.models.bert_recipe import PretrainedUnavailable
+from lamalib.models.registry import DATA_OPTIONS, declared_models
 from lamalib.train import TrainConfig
 from lamalib.experiments.options import (FILE_KEYS, UsageError, check_count,
-                                         check_input_file, check_output_file,
-                                         check_output_folder, missing_dependency,
-                                         option_types, parse_value, with_text_sep)
+                                         check_input_file, check_model_folder,
+                                         check_output_file, check_output_folder,
+                                         missing_dependency, option_types,
+                                         parse_value, with_text_sep)
 from lamalib.provenance import shown_path
 from lamalib.experiments.papers import PAPERS, paper_spec_fields
 from lamalib.experiments.results import (USER_RESULTS_ENV, USER_RESULTS_FOLDER,
                                          ResultsConflict, user_results_dir)
-from lamalib.experiments.run_checkpoint import checkpoints_dir
-from lamalib.experiments.runner import run
 from lamalib.experiments.commands import (add_models_command, add_report_command,
                                           recipe_fields, recipes_epilog,
                                           run_name_fields)
 from lamalib.experiments.model_eval import add_evaluate_command
-from lamalib.experiments.pretrain import add_pretrain_command
+from lamalib.experiments.pretrain_command import add_pretrain_command
 from lamalib.experiments import seq2seq_commands as s2s
 from lamalib.experiments.spec import RunSpec
 
@@ -43,6 +42,14 @@ SPEC_KEYS = [k for k in RunSpec.fields() if k not in (
     "valid_file", "test_file", "file_options", "name", "recipe")]
 TRAIN_KEYS = [f.name for f in dataclasses.fields(TrainConfig)
               if f.name not in ("checkpoint_dir", "seed", "device", "progress")]
+
+
+def run(*args, **kwargs) -> dict:
+    """:func:`lamalib.experiments.runner.run`, imported when a run starts: the
+    runner imports torch, which no ``--help`` needs."""
+    from lamalib.experiments.runner import run as run_spec
+
+    return run_spec(*args, **kwargs)
 
 
 def apply_settings(fields: dict, settings: list[str]) -> dict:
@@ -113,19 +120,6 @@ def check_outputs(args) -> None:
     for option in ("results", "checkpoints", "save_model"):
         check_output_folder(f"--{option.replace('_', '-')}",
                             getattr(args, option, None))
-
-
-def check_model_folder(name: str | None, force: bool) -> None:
-    """``--save-model DIR`` never replaces a saved model (or other files) unless
-    ``--force``: said before any data is read."""
-    if name is None or force:
-        return
-    path = Path(name).expanduser()
-    if path.is_dir() and any(path.iterdir()):
-        what = ("a saved model" if (path / "model.json").is_file()
-                else "other files")
-        raise UsageError(f"--save-model {name}: already holds {what}; give another "
-                         "folder, or add --force to replace it")
 
 
 def cmd_run(args, argv) -> None:
@@ -210,6 +204,8 @@ def _check_test_split(args, fraction: float | None) -> None:
 
 def _checkpoints(args) -> Path:
     """``--checkpoints DIR``, else ``checkpoints/`` in the ``--results`` folder."""
+    from lamalib.experiments.run_checkpoint import checkpoints_dir
+
     given = args.checkpoints and Path(args.checkpoints)
     return checkpoints_dir(Path(args.results), given)
 
@@ -510,7 +506,25 @@ def _attention_text(args) -> str:
     return text
 
 
+def _view_options(args) -> tuple[int, int] | None:
+    """``--start LAYER,HEAD`` as two whole numbers from 0, and a check that it and
+    ``--hide-special`` come with ``--html`` (the table has no head to open on)."""
+    given = [o for o, v in (("--start", args.start), ("--hide-special",
+                                                      args.hide_special)) if v]
+    if given and not args.html:
+        raise UsageError(f"{' and '.join(given)} shape{'s' * (len(given) == 1)} the "
+                         "interactive view: add --html FILE")
+    if args.start is None:
+        return None
+    parts = args.start.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise UsageError(f"--start {args.start}: give LAYER,HEAD, two whole numbers "
+                         "counted from 0 (e.g. 0,2: the page's layer 1, head 3)")
+    return int(parts[0]), int(parts[1])
+
+
 def cmd_attention(args, argv) -> None:
+    start = _view_options(args)
     if s2s.is_seq2seq_folder(args.model):  # cross-attention of a translator
         return s2s.seq2seq_attention(args, _attention_text)
     check_output_file("--html", args.html)  # before the model is read
@@ -518,7 +532,8 @@ def cmd_attention(args, argv) -> None:
     args.text = _attention_text(args)
     saved = _attention_model(args.model)
     if args.html:
-        _write_view(saved, args.text, Path(args.html), args.max_len)
+        _write_view(saved, args.text, Path(args.html), args.max_len, start,
+                    args.hide_special)
         return
     att = saved.attention(args.text, max_len=args.max_len)
     w = att.weights  # (H, T) pooling, or (L, H, T, T) self-attention
@@ -542,17 +557,32 @@ def cmd_attention(args, argv) -> None:
             print(f"{token}\t{float(value):.4f}")
 
 
-def _write_view(saved, text: str, path: Path, max_len: int) -> None:
-    """The attention view of ``text`` as a complete page that works offline."""
-    from lamalib.viz.attention_view import attention_page, model_view
+def _write_view(saved, text: str, path: Path, max_len: int,
+                start: tuple[int, int] | None = None,
+                hide_special: bool = False) -> None:
+    """The attention view of ``text`` as a complete page that works offline,
+    opening on head ``start`` (0-based layer, head) with special tokens hidden if
+    ``hide_special``."""
+    from lamalib.viz.attention_view import StartOutOfRange, attention_page, model_view
 
     title = f"{saved.name}: attention over one text"
     if getattr(saved, "pairs", False):
         title = (f"the sentence encoder ({saved.config['options'].get('encoder')}) "
                  "of a pair model: attention over one sentence")
     try:
-        path.write_text(attention_page(model_view(saved, text, title, max_len),
-                                       title), encoding="utf-8")
+        view = model_view(saved, text, title, max_len, start=start,
+                          hide_special=hide_special)
+    except StartOutOfRange as error:
+        layers, heads = error.layers, error.heads
+        raise UsageError(f"--start {start[0]},{start[1]}: the model has {layers} "
+                         f"layer{'s' * (layers != 1)} of {heads} head"
+                         f"{'s' * (heads != 1)}; give LAYER,HEAD from 0,0 to "
+                         f"{layers - 1},{heads - 1} (counted from 0)") from None
+    if hide_special and '"hide":true' not in view:
+        print("note: --hide-special: this view holds no special token ([CLS], "
+              "[SEP], ...) to hide", flush=True)
+    try:
+        path.write_text(attention_page(view, title), encoding="utf-8")
     except OSError as error:
         raise UsageError(f"--html {path}: cannot write it ({error.strerror})") from None
     print(f"attention view written to {path}; open it in any browser")
@@ -608,6 +638,14 @@ def add_model_commands(sub) -> None:
                         f"{ATTENTION_MAX_LEN}; never more than the model's own limit): "
                         "a self-attention's weights grow with the square of the "
                         "length; a longer text is cut with one warning")
+    a.add_argument("--start", metavar="LAYER,HEAD",
+                   help="with --html: the head the view opens on, counted from 0 as "
+                        "in the library (0,2: the page's layer 1, head 3); default "
+                        "the first")
+    a.add_argument("--hide-special", action="store_true",
+                   help="with --html: open with the special tokens ([CLS], [SEP], "
+                        "...) hidden, as queries and as keys, each row renormalised "
+                        "over the rest (the view's box shows them again)")
     a.set_defaults(func=cmd_attention)
 
 
@@ -749,7 +787,7 @@ def parser() -> argparse.ArgumentParser:
                        epilog=recipes_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--model", required=True,
-                   help=f"one of: {', '.join(available_models('classifier'))}")
+                   help=f"one of: {', '.join(declared_models('classifier'))}")
     r.add_argument("--dataset", help=f"one of: {', '.join(available_datasets())}")
     r.add_argument("--train", help="your training file (TSV/CSV, .gz/.xz read as-is)")
     r.add_argument("--valid", help="your validation file (default: 10%% of train, "

@@ -10,7 +10,9 @@ from pathlib import Path
 from lamalib.data.table import load_table
 from lamalib.experiments.options import (FILE_KEYS, UsageError, check_input_file,
                                          check_output_file, parse_value)
-from lamalib.train.metrics import ClassReport, class_report
+
+if typing.TYPE_CHECKING:  # the metrics import torch: the evaluation imports them
+    from lamalib.train.metrics import ClassReport
 
 BATCH = 256  # texts per forward pass
 
@@ -139,6 +141,8 @@ def cmd_evaluate(args, argv) -> None:
                           labels_of=f"the model {args.model}", **options)
     except ValueError as error:  # a row or a label of the file: its line
         raise UsageError(str(error)) from None
+    from lamalib.train.metrics import class_report
+
     report = class_report(test.labels, predicted_ids(saved, test.texts), saved.labels)
     print(f"# {saved.name} ({args.model}) on {args.test}: {len(test)} examples")
     print(f"accuracy\t{report.accuracy:.4f}\n")

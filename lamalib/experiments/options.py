@@ -338,6 +338,19 @@ def check_output_file(option: str, name: str | None) -> None:
                          f"chmod u+w {name})")
 
 
+def check_model_folder(name: str | None, force: bool) -> None:
+    """``--save-model DIR`` never replaces a saved model (or other files) unless
+    ``--force``: said before any data is read."""
+    if name is None or force:
+        return
+    path = Path(name).expanduser()
+    if path.is_dir() and any(path.iterdir()):
+        what = ("a saved model" if (path / "model.json").is_file()
+                else "other files")
+        raise UsageError(f"--save-model {name}: already holds {what}; give another "
+                         "folder, or add --force to replace it")
+
+
 def with_text_sep(fields: dict) -> dict:
     """Several text columns: the separator that joins them goes into the run's file
     options, so that its results file records it."""

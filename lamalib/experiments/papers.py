@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lamalib.data.datasets.tab_corpora import MTL16_DOMAINS
-from lamalib.models.bert import BERT_RECIPE  # a dict: does not import transformers
+from lamalib.models.bert_recipe import BERT_RECIPE  # a dict: imports no torch
 
 # Mehta et al. (LAMA), section 3.5: batch 32, SGD lr 0.05, momentum 0.9, weight decay
 # 1e-4, early stopping with patience 5; 100-d word2vec trained on the corpus (min

@@ -23,11 +23,9 @@ import sys
 from pathlib import Path
 
 from lamalib.experiments.options import (UsageError, check_count, check_input_file,
-                                         check_output_file, check_output_folder,
-                                         parse_value)
-from lamalib.experiments.seq2seq_run import (DECODERS, TASKS, Seq2SeqSpec,
-                                             run_seq2seq)
-from lamalib.models.saved_seq2seq import is_seq2seq_folder, load_seq2seq
+                                         check_model_folder, check_output_file,
+                                         check_output_folder, parse_value)
+from lamalib.experiments.seq2seq_spec import DECODERS, TASKS, Seq2SeqSpec
 
 SPEC_KEYS = [f.name for f in dataclasses.fields(Seq2SeqSpec)
              if f.name not in ("task", "decoder", "seed", "pairs", "text", "encoding",
@@ -55,6 +53,7 @@ def cmd_seq2seq(args, argv) -> None:
     check_count("--seeds", args.seeds)
     for option in ("results", "checkpoints", "save_model"):
         check_output_folder(f"--{option.replace('_', '-')}", getattr(args, option))
+    check_model_folder(args.save_model, args.force)
     check_input_file("--pairs", args.pairs)
     check_input_file("--text", args.text)
     if args.text and args.task != "diacritics":
@@ -66,6 +65,8 @@ def cmd_seq2seq(args, argv) -> None:
     if args.save_model and (args.seeds != 1 or len(args.decoders) != 1):
         raise UsageError("--save-model keeps one model: give one --decoders and "
                          "--seeds 1")
+    from lamalib.experiments.seq2seq_run import run_seq2seq
+
     settings = _settings(args.set)
     specs = [Seq2SeqSpec(task=args.task, decoder=d, seed=s, pairs=args.pairs,
                          text=args.text, encoding=args.encoding, name=args.name,
@@ -97,6 +98,8 @@ def seq2seq_predict(args, read_text) -> None:
     """``predict`` with a seq2seq folder: one TSV row (source, output) per sentence;
     ``read_text(name, encoding, what)`` reads ``--file`` as ``predict`` does."""
     check_count("--beam-width", args.beam_width)
+    from lamalib.models.saved_seq2seq import load_seq2seq
+
     saved = load_seq2seq(args.model)
     texts = list(args.texts) + _read_lines(args, read_text)
     if not any(texts):
@@ -116,7 +119,13 @@ def seq2seq_attention(args, attention_text) -> None:
     ``attention_text(args)`` reads the text as ``attention`` does."""
     check_output_file("--html", args.html)
     check_count("--beam-width", args.beam_width)
+    if args.start is not None or args.hide_special:
+        raise UsageError(f"{args.model}: a seq2seq model's view is one map of target "
+                         "words over source words (no layers, heads or special "
+                         "tokens): drop --start and --hide-special")
     text = attention_text(args)
+    from lamalib.models.saved_seq2seq import load_seq2seq
+
     saved = load_seq2seq(args.model)
     att = saved.attention(text, args.beam_width)
     if att.weights is None:
@@ -164,14 +173,26 @@ def add_seq2seq_commands(sub, common: argparse.ArgumentParser) -> None:
     s.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help=f"one of: {', '.join(SPEC_KEYS)}")
     s.add_argument("--name", help="the results name's dataset part")
-    s.add_argument("--force", action="store_true", help="run again over complete files")
+    s.add_argument("--force", action="store_true",
+                   help="run again over complete files, and replace the model in "
+                        "--save-model DIR")
     s.add_argument("--save-model", metavar="DIR",
-                   help="keep the trained model (one decoder, one seed) in DIR")
+                   help="keep the trained model (one decoder, one seed) in DIR "
+                        "(written whole or not at all; a folder that holds a model "
+                        "is replaced only with --force)")
     s.set_defaults(func=cmd_seq2seq)
     for name in ("predict", "attention"):
         sub.choices[name].add_argument(
             "--beam-width", type=int, default=1, metavar="K",
             help="a seq2seq model: beam search with K prefixes (default 1: greedy)")
+
+
+def is_seq2seq_folder(folder) -> bool:
+    """:func:`lamalib.models.saved_seq2seq.is_seq2seq_folder`, imported when a
+    command asks (it imports torch)."""
+    from lamalib.models.saved_seq2seq import is_seq2seq_folder as seq2seq_folder
+
+    return seq2seq_folder(folder)
 
 
 __all__ = ["add_seq2seq_commands", "is_seq2seq_folder", "seq2seq_attention",

@@ -21,6 +21,7 @@ wrong, as the reference keeps its words.
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,73 +37,15 @@ from lamalib.data.textio import decode as decode_text, read_bytes
 from lamalib.models.beam import decode
 from lamalib.models.registry import build_model
 from lamalib.models.seq2seq import seq2seq_step
-from lamalib.provenance import RunStamp, portable_path, write_json_atomic
+from lamalib.provenance import (RunStamp, portable_path, shown_path,
+                                write_json_atomic)
 from lamalib.train import TrainConfig, fit
 from lamalib.experiments.results import run_lock
+from lamalib.experiments.seq2seq_spec import (DECODERS, TASKS,  # noqa: F401
+                                              Seq2SeqSpec)  # (re-exported)
 
-TASKS = ("translate", "diacritics")
-DECODERS = ("plain", "bahdanau", "luong", "luong_local")
 LENGTH_BUCKETS = ((1, 5), (6, 7), (8, 9), (10, 12), (13, 99))  # source tokens
 ALIGNMENT_EXAMPLES = 4  # test sentences whose attention a results file keeps
-
-
-@dataclass
-class Seq2SeqSpec:
-    """What a seq2seq run is. Sizes default to the small models the chapter's runs
-    use on a CPU."""
-
-    task: str = "translate"  # "translate" or "diacritics"
-    decoder: str = "bahdanau"  # plain, bahdanau (additive), luong (general), luong_local
-    score: str | None = None  # None: the decoder's paper's score
-    window: int = 2  # D of luong_local (local-p)
-    seed: int = 0  # weights and batch order
-    pairs: str | None = None  # a pairs file (translate); None: the shipped Tatoeba
-    text: str | None = None  # a sentences file (diacritics); None: Tatoeba's Vietnamese
-    encoding: str = "utf-8"
-    split_seed: int = 0  # the train / valid / test shuffle, the same for every arm
-    valid_fraction: float = 0.1
-    test_fraction: float = 0.1
-    min_freq: int = 1  # rarer training tokens are <unk>
-    d_emb: int = 64
-    d_hidden: int = 128
-    epochs: int = 40  # a cap; patience ends runs before it
-    patience: int = 3
-    lr: float = 3e-3
-    batch_size: int = 32
-    beam_width: int = 4
-    limit: int | None = None  # use only the first N pairs (a quick run)
-    name: str | None = None  # the results name's dataset part (default: the data's)
-
-    def __post_init__(self) -> None:
-        if self.task not in TASKS:
-            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
-        if self.decoder not in DECODERS:
-            raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, got "
-                             f"{self.decoder!r}")
-
-    @property
-    def dataset(self) -> str:
-        if self.name:
-            return self.name
-        source = self.pairs if self.task == "translate" else self.text
-        stem = Path(source).name.split(".")[0] if source else "tatoeba_en_vi"
-        return f"{stem}_diacritics" if self.task == "diacritics" else stem
-
-    @property
-    def model_name(self) -> str:
-        if self.decoder == "plain":
-            return "plain"
-        return f"{self.decoder}_{self.score}" if self.score else self.decoder
-
-    def result_name(self) -> str:
-        return f"seq2seq__{self.model_name}__{self.dataset}__s{self.seed}.json"
-
-    def model_options(self) -> dict:
-        options = {"d_emb": self.d_emb, "d_hidden": self.d_hidden,
-                   "decoder": self.decoder, "score": self.score}
-        if self.decoder == "luong_local":
-            options["window"] = self.window
-        return options
 
 
 def load_pairs(spec: Seq2SeqSpec) -> ParallelPairs:
@@ -301,17 +244,45 @@ def run_seq2seq(spec: Seq2SeqSpec, results_dir: Path, argv: list[str] | None = N
                                              example_rows(data.test)),
             **stamp.fields(argv, "python -m lamalib.experiments"),
         }
-        write_json_atomic(out, result)
+        if save_to is not None:  # first: no results file for a model not kept
+            _keep_model(spec, model, data, Path(save_to), force, ckpt)
+        try:
+            write_json_atomic(out, result)
+        except OSError as error:
+            if save_to is not None:  # the model goes with its results file
+                shutil.rmtree(save_to, ignore_errors=True)
+            raise ValueError(f"--results {shown_path(results_dir)}: cannot write "
+                             f"{out.name} ({error.strerror}); nothing was written"
+                             + (" (nor the model)" if save_to is not None else "")
+                             + _resumes(ckpt, "file")) from None
         if ckpt is not None:
-            import shutil
             shutil.rmtree(ckpt, ignore_errors=True)
-    if save_to is not None:
-        from lamalib.models.saved_seq2seq import save_seq2seq
-
-        longest = max(len(t) for t in data.train.tgt)
-        save_seq2seq(model, data.src_vocab, data.tgt_vocab, save_to,
-                     spec.model_options(), spec.task, max_len=longest + 5)
     return result
+
+
+def _resumes(ckpt: Path | None, what: str) -> str:
+    """How the same command goes on after the run's ``what`` could not be written."""
+    if ckpt is None:
+        return ""
+    return (f"; the run's checkpoint stays in {shown_path(ckpt)}: the same command "
+            f"finishes it (without training again) once the {what} can be written")
+
+
+def _keep_model(spec: Seq2SeqSpec, model, data: Seq2SeqData, save_to: Path,
+                force: bool, ckpt: Path | None) -> None:
+    """``--save-model``: the run's model (best epoch) in ``save_to``, written whole
+    or not at all, replacing a saved model only with ``force``."""
+    from lamalib.models.saved import SavedModelError
+    from lamalib.models.saved_seq2seq import save_seq2seq
+
+    longest = max(len(t) for t in data.train.tgt)
+    try:
+        save_seq2seq(model, data.src_vocab, data.tgt_vocab, save_to,
+                     spec.model_options(), spec.task, max_len=longest + 5,
+                     overwrite=force)
+    except SavedModelError as error:
+        raise SavedModelError(f"--save-model {error}; no results file was written"
+                              + _resumes(ckpt, "model")) from None
 
 
 __all__ = ["DECODERS", "LENGTH_BUCKETS", "Seq2SeqData", "Seq2SeqSpec", "TASKS",

@@ -35,21 +35,14 @@ from torch import nn
 
 from lamalib.data.tokenize import tokenize
 from lamalib.data.vocab import Vocab
+from lamalib.models.bert_recipe import (BERT_RECIPE, DEFAULT_NAME,  # noqa: F401
+                                        PretrainedUnavailable)  # (re-exported)
 from lamalib.models.hf_copies import checked_copy
 from lamalib.models.registry import register_model
 
-DEFAULT_NAME = "bert-base-uncased"  # the LAMA paper's BERT (section 4.2)
 # BERT-base's sizes (Devlin et al. 2019): a random model without sizes gets these.
 BASE_SIZES = {"hidden": 768, "layers": 12, "heads": 12, "intermediate": 3072,
               "max_positions": 512}
-
-# The LAMA paper, section 4.2: bert-base-uncased fine-tuned for 2 epochs with Adam at
-# lr 5e-6. Weight decay is not mentioned: none. RunSpec fields, for the paper's grid
-# (lamalib.experiments.papers.BASELINES["bert"]); "random" means no word2vec start.
-BERT_RECIPE = {"embeddings": "random",
-               "model_options": {"pretrained_name": DEFAULT_NAME},
-               "train": {"optimizer": "adam", "lr": 5e-6, "weight_decay": 0.0,
-                         "epochs": 2}}
 
 OFFLINE_HINT = ("Offline, build a randomly initialised BERT over your own Vocab "
                 "instead: build_model('bert', vocab_size=len(vocab), num_classes=C, "
@@ -57,10 +50,6 @@ OFFLINE_HINT = ("Offline, build a randomly initialised BERT over your own Vocab 
                 "intermediate=128); on the experiments command line: --set "
                 "pretrained_name=null --set hidden=64 --set layers=2 --set heads=2 "
                 "--set intermediate=128.")
-
-
-class PretrainedUnavailable(OSError):
-    """A pretrained model or tokenizer is neither cached nor downloadable."""
 
 
 def _hub_address() -> tuple[str, int]:

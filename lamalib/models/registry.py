@@ -12,10 +12,12 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
+import re
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import torch
+if TYPE_CHECKING:  # models import torch when the registry imports them
+    import torch
 
 MODELS: dict[str, Callable[..., torch.nn.Module]] = {}
 KINDS: dict[str, str] = {}
@@ -68,6 +70,21 @@ def available_models(kind: str | None = None) -> list[str]:
     if kind is not None and kind not in MODEL_KINDS:
         raise ValueError(f"kind must be one of {MODEL_KINDS} or None, got {kind!r}")
     return sorted(n for n in MODELS if kind is None or KINDS[n] == kind)
+
+
+_DECLARED = re.compile(r'^@register_model\(\s*"([^"]+)"(?:\s*,\s*(?:kind=)?"([^"]+)")?\s*\)',
+                       re.M)
+
+
+def declared_models(kind: str | None = None) -> list[str]:
+    """:func:`available_models` read from the ``@register_model("name", kind=...)``
+    lines of the model files, without importing them (and torch): what a command's
+    ``--help`` lists. (tests/test_startup.py checks both agree.)"""
+    found = {}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        for name, declared in _DECLARED.findall(path.read_text(encoding="utf-8")):
+            found[name] = declared or "classifier"
+    return sorted(n for n, k in found.items() if kind is None or k == kind)
 
 
 def model_kind(name: str) -> str:

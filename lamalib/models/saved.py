@@ -193,27 +193,47 @@ def save_model(model: torch.nn.Module, vocab: Vocab | BertTokens, labels: Sequen
     labels = [str(label) for label in labels]
     options = _bert_sizes(model) if wordpiece else _kept_options(options)
     json.dumps(options)  # fail here, before writing, on an option JSON cannot keep
+    config = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "lamalib": lamalib_version(),
+        "model": name, "kind": kind, "options": options,
+        "vocab_size": len(vocab), "labels": labels,
+        **({"input": _plain(input_format)} if input_format else {}),
+    }
+    return write_atomically(
+        folder, lambda tmp: _write_model(model, vocab, tmp, wordpiece, config,
+                                         max_len, tokenizer),
+        overwrite, "save_model")
+
+
+def write_atomically(folder: str | Path, write, overwrite: bool = False,
+                     api: str = "save_model") -> Path:
+    """Make saved-model folder ``folder`` by ``write(tmp)``: every file is written
+    into a temporary folder beside it (same parent: the rename never crosses a
+    filesystem), which is then renamed to ``folder``. A failure (a full disk, say)
+    leaves nothing half-written and an existing model untouched; a replaced model is
+    removed only once the new one is complete. A folder that holds anything is
+    refused unless ``overwrite`` (``api``: the function to name in the message).
+    Every failure is a one-line :class:`SavedModelError`; returns ``folder``."""
     folder = Path(folder)
     taken = folder.exists() and (not folder.is_dir() or any(folder.iterdir()))
     if taken and not overwrite:
         raise SavedModelError(f"{folder}: already holds "
                               + ("a saved model" if (folder / CONFIG).is_file()
                                  else "files") + "; give another folder, or replace "
-                              "it with --force (save_model(..., overwrite=True))")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".saving",
-                                dir=folder.parent))
+                              f"it with --force ({api}(..., overwrite=True))")
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".saving",
+                                    dir=folder.parent))
+    except OSError as error:
+        raise SavedModelError(f"{folder}: cannot save the model ({error.strerror}); "
+                              "nothing was written there") from None
     umask = os.umask(0)
     os.umask(umask)
     tmp.chmod(0o777 & ~umask)  # as a folder made by mkdir (mkdtemp's is private)
     try:
-        _write_model(model, vocab, tmp, wordpiece, {
-            "format": FORMAT, "format_version": FORMAT_VERSION,
-            "lamalib": lamalib_version(),
-            "model": name, "kind": kind, "options": options,
-            "vocab_size": len(vocab), "labels": labels,
-            **({"input": _plain(input_format)} if input_format else {}),
-        }, max_len, tokenizer)
+        write(tmp)
         if folder.exists():  # an empty folder, or a model to replace
             old = folder.parent / f"{tmp.name}.old"
             folder.rename(old)
@@ -592,4 +612,4 @@ def load_model(folder: str | Path, device: str | torch.device = "cpu") -> SavedM
 
 
 __all__ = ["Attention", "NoAttention", "Prediction", "SavedModel", "SavedModelError",
-           "load_model", "save_model"]
+           "load_model", "save_model", "write_atomically"]

@@ -3,10 +3,11 @@
 
 The folder has the classifiers' format (:mod:`lamalib.models.saved`) and is checked
 the same way: ``model.json`` (format, version, the registered model ``rnn_seq2seq``,
-its options, ``"kind": "seq2seq"``, the preprocessing), ``weights.pt`` (a plain
-``state_dict``, read with ``weights_only=True``: no pickled code runs) and one
+its options, ``"kind": "seq2seq"``, the preprocessing), ``weights.safetensors`` (the
+``state_dict``: tensors only, loading runs no code) and one
 vocabulary per side, ``src_vocab.txt`` and ``tgt_vocab.txt`` (one token a line, in id
-order). ``load_seq2seq(folder)`` gives a :class:`SavedSeq2Seq`:
+order). A save is atomic and never replaces another model unless asked, as a
+classifier's. ``load_seq2seq(folder)`` gives a :class:`SavedSeq2Seq`:
 ``translate(texts, beam_width=)`` and ``attention(text)``, the cross-attention of the
 output it writes (target tokens over source tokens). Every problem with a folder is a
 :class:`~lamalib.models.saved.SavedModelError` naming the file.
@@ -29,7 +30,7 @@ from lamalib.models.beam import decode
 from lamalib.models.registry import build_model
 from lamalib.models.saved import (_RESAVE, CONFIG, FORMAT, FORMAT_VERSION, TOKENIZER,
                                   WEIGHTS, SavedModelError, _fail, _read_weights,
-                                  read_header)
+                                  read_header, write_atomically)
 from lamalib.provenance import lamalib_version
 
 SRC_VOCAB, TGT_VOCAB = "src_vocab.txt", "tgt_vocab.txt"
@@ -60,15 +61,29 @@ class CrossAttention:
 
 def save_seq2seq(model: torch.nn.Module, src_vocab: PairVocab, tgt_vocab: PairVocab,
                  folder: str | Path, options: dict, task: str = "translate",
-                 max_len: int | None = None) -> Path:
+                 max_len: int | None = None, overwrite: bool = False) -> Path:
     """Write ``model`` (``build_model("rnn_seq2seq", **options)``) with its two
     vocabularies into ``folder`` (made if missing); ``task`` and ``max_len`` (the
-    longest output it writes by default) are recorded."""
+    longest output it writes by default) are recorded. Written as a classifier's
+    folder is (:func:`~lamalib.models.saved.write_atomically`): whole or not at all,
+    and a folder that holds anything is replaced only with ``overwrite``."""
     options = {k: v for k, v in options.items()
                if k not in ("vocab_size", "tgt_vocab_size")}
     json.dumps(options)  # fail before writing on an option JSON cannot keep
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    config = {"format": FORMAT, "format_version": FORMAT_VERSION,
+              "lamalib": lamalib_version(), "model": "rnn_seq2seq", "kind": KIND,
+              "task": task, "options": options,
+              "vocab_size": len(src_vocab), "tgt_vocab_size": len(tgt_vocab),
+              "preprocessing": {"tokenizer": TOKENIZER, "lowercase": True,
+                                "max_len": max_len}}
+    return write_atomically(
+        folder, lambda tmp: _write_seq2seq(model, src_vocab, tgt_vocab, tmp, config),
+        overwrite, "save_seq2seq")
+
+
+def _write_seq2seq(model, src_vocab: PairVocab, tgt_vocab: PairVocab, folder: Path,
+                   config: dict) -> None:
+    """Every file of a saved seq2seq model, into ``folder`` (a fresh temporary one)."""
     from safetensors.torch import save_file  # the classifiers' weights format
 
     save_file({k: v.detach().cpu().clone().contiguous()
@@ -77,14 +92,7 @@ def save_seq2seq(model: torch.nn.Module, src_vocab: PairVocab, tgt_vocab: PairVo
     for name, vocab in ((SRC_VOCAB, src_vocab), (TGT_VOCAB, tgt_vocab)):
         (folder / name).write_text("".join(t + "\n" for t in vocab.itos),
                                    encoding="utf-8")
-    config = {"format": FORMAT, "format_version": FORMAT_VERSION,
-              "lamalib": lamalib_version(), "model": "rnn_seq2seq", "kind": KIND,
-              "task": task, "options": options,
-              "vocab_size": len(src_vocab), "tgt_vocab_size": len(tgt_vocab),
-              "preprocessing": {"tokenizer": TOKENIZER, "lowercase": True,
-                                "max_len": max_len}}
     (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    return folder
 
 
 def is_seq2seq_folder(folder: str | Path) -> bool:

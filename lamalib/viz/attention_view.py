@@ -43,6 +43,16 @@ SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "<s>", "</s>", "<pad>", "<cls>",
                      "<sep>"})
 
 
+class StartOutOfRange(ValueError):
+    """A view's ``start`` (layer, head) beyond the weights' layers or heads;
+    ``layers`` and ``heads`` say how many there are."""
+
+    def __init__(self, start: tuple, layers: int, heads: int) -> None:
+        super().__init__(f"start={start}: give a 0-based (layer, head) within "
+                         f"{layers} layers and {heads} heads")
+        self.layers, self.heads = layers, heads
+
+
 def special_positions(tokens: Sequence[str]) -> list[int]:
     """The positions of the structural tokens a tokenizer adds (``[CLS]``, ``[SEP]``,
     ``<s>``, ``</s>``, pads: :data:`SPECIAL`), which the view's "hide special tokens"
@@ -151,7 +161,8 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
         queries: the Tq target tokens (the rows) of ``kind="cross"``, where
             ``tokens`` are the source tokens (the columns); only for that kind.
         start: ``(layer, head)`` (0-based, e.g. a finding's ``best``) the view opens
-            on: the head the text discusses; default the first.
+            on: the head the text discusses; default the first. A pooling view has
+            one layer: ``(0, head)``. Beyond the weights: :class:`StartOutOfRange`.
         hide_special: open with special tokens hidden.
     """
     if kind not in KINDS:
@@ -170,11 +181,11 @@ def attention_view(tokens: Sequence[str], weights, kind: str,
     if kind != "pooling":
         spec["L"] = int(milli.shape[0])
     if start is not None:
-        layer, head = (int(start[0]), int(start[1])) if kind != "pooling" else (
-            0, int(start[-1]))
+        # a pooling view has one layer: (0, head), or (head,)
+        layer, head = (int(start[0]), int(start[-1])) if len(start) > 1 else (
+            0, int(start[0]))
         if not (0 <= layer < spec.get("L", 1) and 0 <= head < spec["H"]):
-            raise ValueError(f"start={tuple(start)}: give a 0-based (layer, head) "
-                             f"within {spec.get('L', 1)} layers and {spec['H']} heads")
+            raise StartOutOfRange(tuple(start), spec.get("L", 1), spec["H"])
         spec["start"] = [layer, head]
     if kind == "self":  # the mean of heads and the rollout follow each layer's heads
         spec["derived"] = list(DERIVED)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-import torch
+if TYPE_CHECKING:  # imported where batches are made: the dataset registry needs none
+    import torch
 
 from lamalib import runtime
 from lamalib.data.dataset import TextDataset
@@ -134,6 +135,8 @@ def collate_docs(docs: Sequence[SegmentedDoc], vocab: Vocab,
     """Pad ``docs`` into one :class:`SegmentBatch`; ``labels`` are each document's
     ``targets`` (gaps of a :class:`SegmentedDoc`, one per sentence of an
     ``ExtractiveDoc``)."""
+    import torch
+
     ids = [[vocab.encode(s) for s in d.sentences] for d in docs]
     targets = [d.targets for d in docs]
     T = max(sum(len(s) for s in doc) for doc in ids)

@@ -162,6 +162,8 @@ def _record(seed, table, spearman_=0.5):
             "importance_taylor": table, "spearman": spearman_, "spearman_raw": 0.1,
             "overlap_with_removal": 1, "half": 2, "at_half_importance": 0.9,
             "at_half_random": 0.7, "curve_importance": [0.5, 0.6, 0.9, 1.0, 1.2],
+            "points": [0, 1, 2, 3, 4],
+            "curves_random": [[0.5, 0.5, 0.6, 0.9, 1.2], [0.5, 0.7, 0.8, 1.1, 1.2]],
             "finetune": {"scores": {"F1": 0.4 + seed / 10}}}
 
 
@@ -177,6 +179,8 @@ def test_summary_of_a_folder(tmp_path):
     assert out["overlap_mean"] == pytest.approx(2 / 3)
     assert out["spearman"] == {0: 0.0, 1: 0.1, 2: 0.2}
     assert out["intact"] == {0: 0.5, 1: 0.5, 2: 0.5}
+    assert out["points"] == [0, 1, 2, 3, 4]
+    assert out["curve_random"][1] == pytest.approx([0.5, 0.6, 0.7, 1.0, 1.2])
     assert out["finetune_f1"][2] == pytest.approx(0.6)
     with pytest.raises(ValueError, match="no results files"):
         summarize_check(tmp_path / "nothing")

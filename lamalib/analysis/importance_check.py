@@ -118,8 +118,9 @@ def summarize_check(folder: str | Path, pattern: str = "seed*.json") -> dict:
     seed; ``overlap_with_removal`` per seed (of ``slots`` = layers x k);
     ``overlap_between_seeds`` ``{"a-b": shared top-k heads}`` for every pair and its
     ``overlap_mean``; ``half`` and per seed ``at_half_importance``,
-    ``at_half_random`` and ``intact`` (the loss with every head); ``finetune_f1``
-    per seed where recorded.
+    ``at_half_random`` and ``intact`` (the loss with every head); ``points`` and
+    per seed ``curve_importance`` and ``curve_random`` (the mean of the random
+    orders' curves); ``finetune_f1`` per seed where recorded.
     """
     files = sorted(Path(folder).glob(pattern))
     runs = sorted((json.loads(f.read_text()) for f in files), key=lambda r: r["seed"])
@@ -143,6 +144,10 @@ def summarize_check(folder: str | Path, pattern: str = "seed*.json") -> dict:
         "at_half_importance": per("at_half_importance"),
         "at_half_random": per("at_half_random"),
         "intact": {r["seed"]: r["curve_importance"][0] for r in runs},
+        "points": runs[0]["points"],
+        "curve_importance": per("curve_importance"),
+        "curve_random": {r["seed"]: np.mean(r["curves_random"], axis=0).tolist()
+                         for r in runs},
         "finetune_f1": {r["seed"]: r["finetune"]["scores"]["F1"] for r in runs
                         if "finetune" in r},
     }

@@ -157,9 +157,14 @@ def test_check_importance_against_the_functions_it_uses(tiny):
     assert again["random_orders"] == out["random_orders"]  # the seed fixes them
 
 
+EFFECTS = [[-0.5, 0.1], [0.2, -0.05]]  # |.|: 0.5 0.1 / 0.2 0.05; two lower the loss
+
+
 def _record(seed, table, spearman_=0.5):
     return {"seed": seed, "sha256": f"{seed:064x}", "top_k": 1,
             "importance_taylor": table, "spearman": spearman_, "spearman_raw": 0.1,
+            "importance_taylor_raw": [[2 * x for x in row] for row in table],
+            "removal_effects": EFFECTS,
             "overlap_with_removal": 1, "half": 2, "at_half_importance": 0.9,
             "at_half_random": 0.7, "curve_importance": [0.5, 0.6, 0.9, 1.0, 1.2],
             "points": [0, 1, 2, 3, 4],
@@ -179,6 +184,10 @@ def test_summary_of_a_folder(tmp_path):
     assert out["overlap_mean"] == pytest.approx(2 / 3)
     assert out["spearman"] == {0: 0.0, 1: 0.1, 2: 0.2}
     assert out["intact"] == {0: 0.5, 1: 0.5, 2: 0.5}
+    # seed 0's Taylor ranks the heads 00 11 10 01, the sizes 00 10 01 11: d^2 = 0 4 1 1
+    assert out["spearman_size"][0] == pytest.approx(1 - 6 * 6 / (4 * 15))
+    assert out["overlap_with_removal_size"] == {0: 1, 1: 2, 2: 0}  # top 1: 00, 10
+    assert out["removal_lowers_loss"] == {0: 2, 1: 2, 2: 2}
     assert out["points"] == [0, 1, 2, 3, 4]
     assert out["curve_random"][1] == pytest.approx([0.5, 0.6, 0.7, 1.0, 1.2])
     assert out["finetune_f1"][2] == pytest.approx(0.6)

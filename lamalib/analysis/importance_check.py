@@ -115,7 +115,11 @@ def summarize_check(folder: str | Path, pattern: str = "seed*.json") -> dict:
     plus ``seed`` and ``sha256``) say together.
 
     Returns ``seeds``; ``sha256`` per seed; ``spearman`` and ``spearman_raw`` per
-    seed; ``overlap_with_removal`` per seed (of ``slots`` = layers x k);
+    seed; ``overlap_with_removal`` per seed (of ``slots`` = layers x k); per seed
+    against the size of each removal's effect, ``|effect|`` (Taylor's absolute
+    values estimate a size, not a sign): ``spearman_size`` (raw Taylor) and
+    ``overlap_with_removal_size``; ``removal_lowers_loss``, how many heads' removal
+    lowers the loss;
     ``overlap_between_seeds`` ``{"a-b": shared top-k heads}`` for every pair and its
     ``overlap_mean``; ``half`` and per seed ``at_half_importance``,
     ``at_half_random`` and ``intact`` (the loss with every head); ``points`` and
@@ -132,12 +136,20 @@ def summarize_check(folder: str | Path, pattern: str = "seed*.json") -> dict:
     pairs = {f"{a}-{b}": topk_overlap(tables[a], tables[b], k)
              for a, b in itertools.combinations(seeds, 2)}
     per = lambda key: {r["seed"]: r[key] for r in runs}  # noqa: E731
+    raw = {r["seed"]: torch.tensor(r["importance_taylor_raw"]) for r in runs}
+    size = {r["seed"]: torch.tensor(r["removal_effects"]).abs() for r in runs}
     return {
         "seeds": seeds, "top_k": k,
         "slots": len(runs[0]["importance_taylor"]) * k,
         "sha256": per("sha256"),
         "spearman": per("spearman"), "spearman_raw": per("spearman_raw"),
         "overlap_with_removal": per("overlap_with_removal"),
+        # Taylor scores |g . theta|, a size: set against the size of the change too
+        "spearman_size": {s: spearman(raw[s], size[s]) for s in seeds},
+        "overlap_with_removal_size": {s: topk_overlap(tables[s], size[s], k)
+                                      for s in seeds},
+        "removal_lowers_loss": {r["seed"]: sum(e < 0 for row in r["removal_effects"]
+                                               for e in row) for r in runs},
         "overlap_between_seeds": pairs,
         "overlap_mean": statistics.fmean(pairs.values()) if pairs else None,
         "half": runs[0]["half"],

@@ -70,11 +70,16 @@ def removal_effects(model: nn.Module, batches: Sequence, loss_fn: LossFn
 
 
 def removal_curve(model: nn.Module, batches: Sequence, loss_fn: LossFn,
-                  order: Sequence[tuple[int, int]]) -> list[float]:
+                  order: Sequence[tuple[int, int]],
+                  at: Sequence[int] | None = None) -> list[float]:
     """The loss after removing the first k heads of ``order``, for k = 0 .. len(order)
-    (k = 0: the intact model)."""
-    curve = [mean_loss(model, batches, loss_fn)]
-    for k in range(1, len(order) + 1):
+    (k = 0: the intact model), or only for the k in ``at`` (a large model's curve at a
+    few points costs a few evaluations, not one per head)."""
+    ks = range(len(order) + 1) if at is None else at
+    if any(not 0 <= k <= len(order) for k in ks):
+        raise ValueError(f"removal_curve: points must lie in 0..{len(order)}")
+    curve = []
+    for k in ks:
         with removed(model, order[:k]):
             curve.append(mean_loss(model, batches, loss_fn))
     return curve

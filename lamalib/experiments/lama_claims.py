@@ -248,21 +248,30 @@ def lama_claims(runs: list[dict], sweeps_dir: Path,
     return claims
 
 
-def _bert_arms(lama_runs: list[dict], sweeps_dir: Path, heads_runs: dict,
-               dataset: str) -> dict:
-    """The two arms of the BERT row on ``dataset``: the stand-in's runs at the learning
-    rate its one-seed pilot chose on R8's validation (``lama_bert_lr/lr_<rate>/``) and
-    LAMA+ctx's at its heads chosen on R8's validation (the recipe's 10 where they were
-    not chosen, and on IMDB); with the choices, for the row's words."""
+def _bert_choices(sweeps_dir: Path, heads_runs: dict) -> dict:
+    """The BERT row's two choices, made once on R8's validation: the stand-in's
+    learning rate from its one-seed pilot (``lama_bert_lr/lr_<rate>/``) and LAMA+ctx's
+    heads (the recipe's 10 where they were not chosen); with what was compared."""
     pilot = load_option_sweep(sweeps_dir / "lama_bert_lr", "lr")
     lr, _, rates = choose_on_validation(pilot, "r8", min_seeds=1)
     heads, lama_pick, heads_among = _chosen(heads_runs, 10.0, "r8")
-    tuned = len(heads_among) > 1 and dataset == "r8"
-    return {"lr": lr, "rates": rates, "heads": heads, "tuned": tuned,
+    return {"lr": lr, "rates": rates, "heads": heads, "lama_pick": lama_pick,
+            "heads_among": heads_among}
+
+
+def _bert_arms(lama_runs: list[dict], choices: dict, dataset: str) -> dict:
+    """The two arms of the BERT row on ``dataset`` at ``choices``
+    (:func:`_bert_choices`): the stand-in's runs at the chosen learning rate and
+    LAMA+ctx's at its chosen heads (on R8; the recipe's 10 on IMDB, where no heads were
+    chosen); with the choices, for the row's words."""
+    lr = choices["lr"]
+    tuned = len(choices["heads_among"]) > 1 and dataset == "r8"
+    return {"lr": lr, "rates": choices["rates"], "heads": choices["heads"],
+            "tuned": tuned,
             "bert": [r for r in lama_runs
                      if (r["model"], r["dataset"]) == ("bert", dataset)
                      and lr is not None and math.isclose(r["config"]["train"]["lr"], lr)],
-            "lama": lama_pick if tuned else [
+            "lama": choices["lama_pick"] if tuned else [
                 r for r in lama_runs if (r["model"], r["dataset"]) == ("lama_ctx", dataset)]}
 
 
@@ -275,9 +284,9 @@ def _bert_claims(lama_runs: list[dict], sweeps_dir: Path, results_dir: Path,
     validation pilot chose, against LAMA+ctx (:func:`_bert_arms`). A dataset without
     three seeds of both says what a run costs, from the R8 runs' measured epoch."""
     text = "LAMA+ctx beats fine-tuned BERT on {}"
-    claims = []
+    claims, choices = [], _bert_choices(sweeps_dir, heads_runs)
     for dataset in ("r8", "imdb"):
-        arms = _bert_arms(lama_runs, sweeps_dir, heads_runs, dataset)
+        arms = _bert_arms(lama_runs, choices, dataset)
         lr, rates, heads, tuned = arms["lr"], arms["rates"], arms["heads"], arms["tuned"]
         bert, lama = arms["bert"], arms["lama"]
         v = judge(compare(lama + bert, "lama_ctx", "bert", [dataset]).iloc[0]
@@ -377,7 +386,7 @@ def extension_calls(runs: list[dict], sweeps_dir: Path
                     paired_values(accuracies(lama_pick, "lama_ctx", "r8"),
                                   accuracies(san_pick, "san", "r8")),
                     STATED["san", "r8"]))
-    bert = _bert_arms(grid, sweeps_dir, heads, "r8")
+    bert = _bert_arms(grid, _bert_choices(sweeps_dir, heads), "r8")
     out.append((f"LAMA+ctx - BERT (all-MiniLM-L6-v2 at lr {_rate(bert['lr'])}), Reuters "
                 "(R8)" if bert["lr"] is not None else "LAMA+ctx - BERT, Reuters (R8)",
                 paired_values(accuracies(bert["lama"], "lama_ctx", "r8"),

@@ -105,8 +105,8 @@ def test_attention_html_keeps_to_max_len(tmp_path, monkeypatch):
     seen = []
     real = view.model_view
 
-    def model_view(saved, text, title, max_len=None):
-        out = real(saved, text, title, max_len)
+    def model_view(saved, text, title, max_len=None, **view_options):
+        out = real(saved, text, title, max_len, **view_options)
         seen.append(saved.attention(text, max_len=max_len).tokens)
         return out
 

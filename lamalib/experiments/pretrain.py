@@ -36,8 +36,8 @@ from lamalib.models.pretrained import save_encoder
 from lamalib.provenance import (code_identity, command_line, git_commit, hardware,
                                 lamalib_version, portable_path, write_json_atomic)
 from lamalib.train import TrainConfig, fit
-from lamalib.experiments.pretrain_command import (  # noqa: F401
-    QUICK, PretrainConfig, add_pretrain_command, default_config)  # (re-exported)
+from lamalib.experiments.pretrain_config import (  # noqa: F401
+    QUICK, PretrainConfig, default_config)  # (re-exported)
 
 
 def results_name(corpus: str) -> str:
@@ -321,5 +321,5 @@ def reproduce_command(argv: list[str] | None) -> str:
     return f"LAMALIB_PROFILE={runtime.profile()} {line}"
 
 
-__all__ = ["PretrainConfig", "QUICK", "add_pretrain_command", "default_config",
+__all__ = ["PretrainConfig", "QUICK", "default_config",
            "pretrain", "results_name"]

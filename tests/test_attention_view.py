@@ -242,28 +242,35 @@ def test_the_command_opens_the_view_on_a_head_with_special_tokens_hidden(tmp_pat
     from lamalib.experiments.cli import main
 
     folder, page = _ms_saved(tmp_path), tmp_path / "view.html"
+    # --start counts from 1 as the view does: 2,4 is the last head, the library's (1, 3)
     main(["attention", "--model", str(folder), "a warm film", "--html", str(page),
-          "--start", "1,3", "--hide-special"])
+          "--start", "2,4", "--hide-special"])
     assert "note:" not in capsys.readouterr().out
     spec = _spec(page.read_text(encoding="utf-8"))
     assert spec["tokens"][0] == "[CLS]" and spec["special"] == [0]
     assert spec["start"] == [1, 3] and spec["hide"] is True
+    main(["attention", "--model", str(folder), "a warm film", "--html", str(page),
+          "--start", "1,1"])
+    assert _spec(page.read_text(encoding="utf-8"))["start"] == [0, 0]  # the first
     main(["attention", "--model", str(folder), "a warm film", "--html", str(page)])
     spec = _spec(page.read_text(encoding="utf-8"))
     assert "start" not in spec and spec["hide"] is False  # the defaults
     # a pooling model: one layer of hops (san: 3), no special token to hide
     main(["attention", "--model", str(_saved(tmp_path)), "a warm film", "--html",
-          str(page), "--start", "0,2", "--hide-special"])
+          str(page), "--start", "1,3", "--hide-special"])
     assert "no special token" in capsys.readouterr().out
     assert _spec(page.read_text(encoding="utf-8"))["start"] == [0, 2]
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--start", "2,0"], "--start 2,0: the model has 2 layers of 4 heads; give "
-                         "LAYER,HEAD from 0,0 to 1,3 (counted from 0)"),
-    (["--start", "0,4"], "--start 0,4: the model has 2 layers of 4 heads"),
-    (["--start", "99,0"], "--start 99,0: the model has 2 layers of 4 heads"),
-    (["--start", "1"], "--start 1: give LAYER,HEAD, two whole numbers counted from 0"),
+    (["--start", "3,1"], "--start 3,1: the model has 2 layers of 4 heads; give "
+                         "LAYER,HEAD from 1,1 to 2,4 (counted from 1)"),
+    (["--start", "1,5"], "--start 1,5: the model has 2 layers of 4 heads"),
+    (["--start", "99,1"], "--start 99,1: the model has 2 layers of 4 heads"),
+    (["--start", "0,1"], "--start 0,1: layers and heads are counted from 1, as the "
+                         "view shows them; the first head is 1,1"),
+    (["--start", "1,0"], "--start 1,0: layers and heads are counted from 1"),
+    (["--start", "1"], "--start 1: give LAYER,HEAD, two whole numbers counted from 1"),
     (["--start=-1,0"], "--start -1,0: give LAYER,HEAD"),
     (["--start", "1,2,3"], "--start 1,2,3: give LAYER,HEAD"),
     (["--start", "a,b"], "--start a,b: give LAYER,HEAD"),
@@ -282,25 +289,25 @@ def test_view_options_without_a_view_or_beyond_a_pooling_model(tmp_path):
 
     folder = _ms_saved(tmp_path)
     assert usage_error(["attention", "--model", str(folder), "a film", "--start",
-                        "0,0"]) == ("--start shapes the interactive view: add "
+                        "1,1"]) == ("--start shapes the interactive view: add "
                                     "--html FILE")
     assert usage_error(["attention", "--model", str(folder), "a film", "--start",
-                        "0,0", "--hide-special"]) == (
+                        "1,1", "--hide-special"]) == (
         "--start and --hide-special shape the interactive view: add --html FILE")
     assert usage_error(["attention", "--model", str(_saved(tmp_path)), "a film",
-                        "--html", str(tmp_path / "v.html"), "--start", "1,0"]) == (
-        "--start 1,0: the model has 1 layer of 3 heads; give LAYER,HEAD from 0,0 "
-        "to 0,2 (counted from 0)")
+                        "--html", str(tmp_path / "v.html"), "--start", "2,1"]) == (
+        "--start 2,1: the model has 1 layer of 3 heads; give LAYER,HEAD from 1,1 "
+        "to 1,3 (counted from 1)")
 
 
 def test_a_start_beyond_the_model_exits_2_in_one_line(tmp_path):
     folder = _ms_saved(tmp_path)
     done = subprocess.run([sys.executable, "-m", "lamalib.experiments", "attention",
                            "--model", str(folder), "a film", "--html",
-                           str(tmp_path / "v.html"), "--start", "99,0"],
+                           str(tmp_path / "v.html"), "--start", "99,1"],
                           capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("error: --start 99,0: the model has 2 layers")
+    assert done.stderr.startswith("error: --start 99,1: the model has 2 layers")
     assert done.stderr.count("\n") == 1 and not (tmp_path / "v.html").exists()
 
 
@@ -316,4 +323,4 @@ def test_a_seq2seq_view_takes_no_head_to_open_on(tmp_path):
     folder = save_seq2seq(model, src, tgt, tmp_path / "s2s", options)
     assert "no layers, heads or special tokens" in usage_error(
         ["attention", "--model", str(folder), "i run .", "--html",
-         str(tmp_path / "v.html"), "--start", "0,0"])
+         str(tmp_path / "v.html"), "--start", "1,1"])

@@ -162,6 +162,11 @@ def test_head_heatmap_draws_every_cell_with_a_colorbar():
     from lamalib.viz.heads import head_heatmap
     ax = head_heatmap(torch.rand(2, 4), outline=[(0, 1)], title="t")
     assert ax.get_xlabel() == "head" and ax.get_ylabel() == "layer"
+    # counted from 1 as the view and the book count
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3", "4"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "2"]
     assert len(ax.texts) == 8 and len(ax.patches) == 1
+    # outline's (0, 1) is the library's index: the cell of layer 1, head 2
+    assert ax.patches[0].get_xy() == (0.5, -0.5)
     assert len(ax.figure.axes) == 2  # the colorbar
     plt.close(ax.figure)

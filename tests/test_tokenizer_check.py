@@ -59,3 +59,29 @@ def test_the_attention_warns_once_per_thing_hidden_and_not_on_plain_text(tiny):
         warnings.simplefilter("error")
         pretrained_attention(*encoder, "the cat sat on the mat")
         assert reading_warnings(encoder.tokenizer, "the film was slow") == []
+
+
+def test_the_attention_command_says_each_in_one_line_on_stderr(tiny, tmp_path):
+    """The ``attention`` command on a folder passed by path, with a Vietnamese text:
+    one line each for the unchecked weights and the stripped accents, table or view
+    alike, and nothing else on stderr."""
+    import json
+    import subprocess
+    import sys
+
+    folder = tiny[0]
+    page = tmp_path / "v.html"
+    base = [sys.executable, "-m", "lamalib.experiments", "attention", "--model",
+            str(folder), "Phim này dở quá"]
+    for extra in ([], ["--html", str(page), "--start", "2,2"]):
+        done = subprocess.run(base + extra, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        lines = done.stderr.splitlines()
+        assert len(lines) == 2 and all(s.startswith("warning: ") for s in lines)
+        assert sum("not checked against a pinned SHA-256" in s for s in lines) == 1
+        assert sum(s.startswith("warning: the tokenizer strips accents (") and
+                   "3 of 3 accented words" in s for s in lines) == 1
+    # --start counts from 1: 2,2 is the last head of 2 layers of 2, the library's (1, 1)
+    data = page.read_text(encoding="utf-8").split('type="application/json"')[1]
+    spec = json.loads(data[data.index(">") + 1:data.index("</script>")])
+    assert spec["start"] == [1, 1]

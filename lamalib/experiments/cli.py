@@ -507,8 +507,9 @@ def _attention_text(args) -> str:
 
 
 def _view_options(args) -> tuple[int, int] | None:
-    """``--start LAYER,HEAD`` as two whole numbers from 0, and a check that it and
-    ``--hide-special`` come with ``--html`` (the table has no head to open on)."""
+    """``--start LAYER,HEAD``, counted from 1 as the view and the book count, as the
+    library's 0-based ``start``; and a check that it and ``--hide-special`` come with
+    ``--html`` (the table has no head to open on)."""
     given = [o for o, v in (("--start", args.start), ("--hide-special",
                                                       args.hide_special)) if v]
     if given and not args.html:
@@ -519,8 +520,13 @@ def _view_options(args) -> tuple[int, int] | None:
     parts = args.start.split(",")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise UsageError(f"--start {args.start}: give LAYER,HEAD, two whole numbers "
-                         "counted from 0 (e.g. 0,2: the page's layer 1, head 3)")
-    return int(parts[0]), int(parts[1])
+                         "counted from 1 as the view counts them (e.g. 1,3: layer 1, "
+                         "head 3)")
+    layer, head = int(parts[0]), int(parts[1])
+    if layer < 1 or head < 1:
+        raise UsageError(f"--start {args.start}: layers and heads are counted from 1, "
+                         "as the view shows them; the first head is 1,1")
+    return layer - 1, head - 1
 
 
 def cmd_attention(args, argv) -> None:
@@ -561,7 +567,8 @@ def _write_view(saved, text: str, path: Path, max_len: int,
                 start: tuple[int, int] | None = None,
                 hide_special: bool = False) -> None:
     """The attention view of ``text`` as a complete page that works offline,
-    opening on head ``start`` (0-based layer, head) with special tokens hidden if
+    opening on head ``start`` (the library's 0-based layer, head; said from 1 in
+    an error, as ``--start`` takes it) with special tokens hidden if
     ``hide_special``."""
     from lamalib.viz.attention_view import StartOutOfRange, attention_page, model_view
 
@@ -574,10 +581,10 @@ def _write_view(saved, text: str, path: Path, max_len: int,
                           hide_special=hide_special)
     except StartOutOfRange as error:
         layers, heads = error.layers, error.heads
-        raise UsageError(f"--start {start[0]},{start[1]}: the model has {layers} "
-                         f"layer{'s' * (layers != 1)} of {heads} head"
-                         f"{'s' * (heads != 1)}; give LAYER,HEAD from 0,0 to "
-                         f"{layers - 1},{heads - 1} (counted from 0)") from None
+        raise UsageError(f"--start {start[0] + 1},{start[1] + 1}: the model has "
+                         f"{layers} layer{'s' * (layers != 1)} of {heads} head"
+                         f"{'s' * (heads != 1)}; give LAYER,HEAD from 1,1 to "
+                         f"{layers},{heads} (counted from 1)") from None
     if hide_special and '"hide":true' not in view:
         print("note: --hide-special: this view holds no special token ([CLS], "
               "[SEP], ...) to hide", flush=True)
@@ -639,9 +646,9 @@ def add_model_commands(sub) -> None:
                         "a self-attention's weights grow with the square of the "
                         "length; a longer text is cut with one warning")
     a.add_argument("--start", metavar="LAYER,HEAD",
-                   help="with --html: the head the view opens on, counted from 0 as "
-                        "in the library (0,2: the page's layer 1, head 3); default "
-                        "the first")
+                   help="with --html: the head the view opens on, counted from 1 "
+                        "as the view counts (1,3: layer 1, head 3); default the "
+                        "first, 1,1")
     a.add_argument("--hide-special", action="store_true",
                    help="with --html: open with the special tokens ([CLS], [SEP], "
                         "...) hidden, as queries and as keys, each row renormalised "

@@ -278,8 +278,9 @@ def _bert_arms(lama_runs: list[dict], choices: dict, dataset: str) -> dict:
 def _bert_claims(lama_runs: list[dict], sweeps_dir: Path, results_dir: Path,
                  heads_runs: dict) -> list[Claim]:
     """Section 5's "LAMA outperforms BERT on News, Reuters, Yelp and IMDB" (a
-    direction, no figure), on R8 and IMDB. all-MiniLM-L6-v2 (6 layers, distilled from
-    a larger model's attention) stands in for bert-base-uncased, a download:
+    direction, no figure), on R8 and IMDB. all-MiniLM-L6-v2 (every second layer of
+    the 12-layer MiniLM, distilled from UniLMv2) stands in for bert-base-uncased, a
+    download:
     fine-tuned with the paper's recipe (Adam, 2 epochs) at the learning rate a one-seed
     validation pilot chose, against LAMA+ctx (:func:`_bert_arms`). A dataset without
     three seeds of both says what a run costs, from the R8 runs' measured epoch."""
@@ -344,8 +345,8 @@ def _bert_not_run(results_dir: Path, dataset: str) -> Claim:
         bert_b = json.loads(bert_file.read_text())
         epoch_min = bert_b["metrics"]["epoch_minutes"]
         bert_cost = (
-            f"not run: {bert_b['config']['model']} (a 6-layer BERT distilled from "
-            "BERT's attention, not the paper's bert-base) loads offline, but one epoch "
+            f"not run: {bert_b['config']['model']} (6 layers of a MiniLM distilled "
+            "from UniLMv2, not the paper's bert-base) loads offline, but one epoch "
             f"of fine-tuning on R8 takes about {epoch_min:.0f} minutes on one CPU core "
             f"(benchmarks/bert_finetune_step.py, batch 32 x "
             f"{bert_b['config']['tokens']} tokens), so 3 learning rates x 3 seeds of "

@@ -13,7 +13,8 @@ def head_heatmap(scores, ax=None, title: str | None = None,
                  label: str = "importance", cmap: str = "magma",
                  annotate: bool = True, outline: Sequence[tuple[int, int]] = (),
                  vmin: float | None = 0.0, vmax: float | None = None):
-    """Draw ``scores (L, H)``: one row per layer, one column per head.
+    """Draw ``scores (L, H)``: one row per layer, one column per head, labelled
+    from 1 (layer 1 is the one nearest the input, as the book counts).
 
     Args:
         label: the colorbar's label. annotate: write each value in its cell.
@@ -31,8 +32,9 @@ def head_heatmap(scores, ax=None, title: str | None = None,
         size = (max(3.0, 0.6 * H + 1.8), max(1.8, 0.55 * L + 1.0))
         _, ax = plt.subplots(figsize=size)
     im = ax.imshow(s, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-    ax.set_xticks(range(H), [str(h) for h in range(H)])
-    ax.set_yticks(range(L), [str(l) for l in range(L)])
+    # labelled from 1, as the view and the book count; ``outline`` takes 0-based cells
+    ax.set_xticks(range(H), [str(h + 1) for h in range(H)])
+    ax.set_yticks(range(L), [str(l + 1) for l in range(L)])
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     if title:

@@ -2,10 +2,10 @@
 it (tests/test_mutations_61.py), and revert: prints killed / SURVIVED per mutant.
     python tests/mutants_61.py [NAME ...]
 """
-import subprocess, sys, os
-from pathlib import Path
+import sys
 
-ROOT = Path(__file__).resolve().parents[1]
+from mutants import run
+
 T = "tests/test_mutations_61.py::"
 M = [
  ("data left out of the run hash", "lamalib/experiments/runner.py",
@@ -21,7 +21,7 @@ M = [
  ("attention default --max-len x10", "lamalib/experiments/cli.py",
   "ATTENTION_MAX_LEN = 512", "ATTENTION_MAX_LEN = 5120", T+"test_attention_reads_512_tokens_by_default"),
  ("--html ignoring --max-len", "lamalib/experiments/cli.py",
-  "_write_view(saved, args.text, Path(args.html), args.max_len)", "_write_view(saved, args.text, Path(args.html), None)", T+"test_attention_html_keeps_to_max_len"),
+  "_write_view(saved, args.text, Path(args.html), args.max_len,", "_write_view(saved, args.text, Path(args.html), None,", T+"test_attention_html_keeps_to_max_len"),
  ("--max-len 0 accepted", "lamalib/experiments/cli.py",
   '    check_count("--max-len", args.max_len)\n', "", T+"test_attention_max_len_0_is_refused"),
  ("long-text limit x10", "lamalib/data/batching.py",
@@ -52,20 +52,5 @@ M = [
  ("tokenizer's smaller limit ignored", "lamalib/models/hf_encoder.py",
   "return min(positions, limit) if limit and limit < 10**6 else positions", "return positions", T+"test_the_tokenizers_smaller_limit_is_kept"),
 ]
-only = sys.argv[1:]
-env = dict(os.environ)
-for name, file, old, new, test in M:
-    if only and not any(o in name for o in only):
-        continue
-    path = ROOT / file
-    text = path.read_text()
-    if text.count(old) != 1:
-        print(f"NOT APPLIED ({text.count(old)} matches): {name}")
-        continue
-    path.write_text(text.replace(old, new))
-    try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", test],
-                              cwd=ROOT, capture_output=True, text=True, env=env)
-    finally:
-        path.write_text(text)
-    print(("killed   " if done.returncode != 0 else "SURVIVED ") + name, flush=True)
+if __name__ == "__main__":
+    raise SystemExit(1 if run(M, sys.argv[1:]) else 0)

@@ -27,3 +27,37 @@ def test_plain_column_only_when_a_row_has_one_or_asked():
 def test_long_texts_wrap():
     html = claims_table([_claim()]).to_html()
     assert "white-space: normal" in html and "max-width: 12em" in html
+
+
+def _cell_css(styler) -> dict:
+    """{column name: {CSS property: value}} as the rendered HTML sets them on that
+    column's cells, the same on every row (asserted)."""
+    import re
+
+    html = styler.to_html()
+    per_cell: dict = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", html):
+        props = dict(p.split(":", 1) for p in body.split(";") if ":" in p)
+        props = {k.strip(): v.strip() for k, v in props.items()}
+        for sel in re.findall(r"_row(\d+)_col(\d+)", selectors):
+            per_cell.setdefault(tuple(map(int, sel)), {}).update(props)
+    columns = list(styler.data.columns)
+    css = {}
+    for (row, col), props in per_cell.items():
+        name = columns[col]
+        assert css.setdefault(name, props) == props, f"{name}: row {row} differs"
+    return css
+
+
+def test_column_widths_keep_the_table_inside_the_page_column():
+    """The widths the layout check of the built chapters settled on: the paper's claim
+    and our interval wrap at 12em, the readings column gets at least 8em (at 10em the
+    table was wider than the page's column), and no other column asks for a width."""
+    css = _cell_css(claims_table([_claim("x"), _claim("y")]))
+    widths = {name: {k: v for k, v in props.items() if k.endswith("width")}
+              for name, props in css.items()}
+    assert widths == {"the paper says": {"max-width": "12em"}, "where": {}, "paper": {},
+                      "ours: A − B [95 % CI], p": {"max-width": "12em"}, "verdict": {},
+                      "plain patience": {}, "readings and differences":
+                      {"min-width": "8em"}}
+    assert all(props["white-space"] == "normal" for props in css.values())

@@ -45,3 +45,21 @@ def test_figure_draws_each_layers_distribution(monkeypatch, untrained):
     # layer 2 puts every edge at distance 1: its share there is 1
     assert list(lines[1].get_ydata()) == [0.0, 1.0, 0.0, 0.0, 0.0]
     plt.close(fig)
+
+
+def test_the_untrained_line_is_the_untrained_models_share_at_each_distance(monkeypatch):
+    """The dashed line reads the untrained record's histogram, summed over layers and
+    heads, bin by bin from distance 0: an untrained model whose edges sit at distances 0
+    and 3 (three quarters at 0) draws 0.75 at 0 and 0.25 at 3, not the other way round
+    and not the trained model's shares."""
+    untrained = _record()
+    untrained["histogram"] = [[[10, 0, 0, 20, 0]] * 3, [[50, 0, 0, 0, 0]] * 3]
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
+    show_distances(_record(), untrained, "a title")
+    fig = shown[0]
+    line = fig.axes[1].get_lines()[-1]
+    assert line.get_label() == "untrained (all layers)" and line.get_linestyle() == "--"
+    assert list(line.get_xdata()) == [0, 1, 2, 3, 4]
+    assert list(line.get_ydata()) == pytest.approx([0.75, 0.0, 0.0, 0.25, 0.0])
+    plt.close(fig)

@@ -16,11 +16,11 @@ from lamalib.analysis.heads import (HFHeads, attention_modules, disable_head,
 from lamalib.analysis.pretrained_heads import Finding
 from lamalib.data.datasets.segmentation import IGNORE, SegmentedDoc
 from lamalib.models.segmenter import boundary_step
+from tests.segmented_docs import WORDS, random_docs as _docs
 from tests.tiny_bert import saved_tiny_bert
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-WORDS = "the a cat dog saw ran . film good bad plot actor was is very".split()
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +34,6 @@ def _load(folder):
 
     model, tokenizer = load_encoder(folder)
     return model, tokenizer
-
-
-def _docs(n, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    docs = []
-    for _ in range(n):
-        S = int(torch.randint(2, 5, (1,), generator=g))
-        sents = [[WORDS[int(i)] for i in torch.randint(0, len(WORDS), (
-            int(torch.randint(2, 6, (1,), generator=g)),), generator=g)]
-            for _ in range(S)]
-        topics = torch.randint(0, 2, (S,), generator=g).tolist()
-        docs.append(SegmentedDoc(sents, topics))
-    return docs
 
 
 def test_doc_pieces_and_batches(tiny):

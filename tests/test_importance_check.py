@@ -19,13 +19,12 @@ from lamalib.analysis.heads import head_importance, rank_heads, top_heads
 from lamalib.analysis.importance_check import (check_importance, curve_points,
                                                state_bytes, state_sha256,
                                                summarize_check, topk_overlap)
-from lamalib.data.datasets.segmentation import SegmentedDoc
 from lamalib.models.segmenter import boundary_step
+from tests.segmented_docs import WORDS, random_docs as _docs
 from tests.tiny_bert import saved_tiny_bert
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-WORDS = "the a cat dog saw ran . film good bad plot actor was is very".split()
 
 
 @pytest.fixture(scope="module")
@@ -37,18 +36,6 @@ def _load(folder):
     from lamalib.models.hf_encoder import load_encoder
 
     return load_encoder(folder)
-
-
-def _docs(n, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    docs = []
-    for _ in range(n):
-        S = int(torch.randint(2, 5, (1,), generator=g))
-        sents = [[WORDS[int(i)] for i in torch.randint(0, len(WORDS), (
-            int(torch.randint(2, 6, (1,), generator=g)),), generator=g)]
-            for _ in range(S)]
-        docs.append(SegmentedDoc(sents, torch.randint(0, 2, (S,), generator=g).tolist()))
-    return docs
 
 
 def test_the_hash_names_the_weights(tiny):

@@ -123,6 +123,37 @@ def test_a_full_disk_at_the_model_keeps_the_run_and_claims_nothing(
     assert len(result["history"]) == 2
 
 
+def test_safetensors_own_full_disk_error_is_one_line_and_leaves_nothing(tmp_path):
+    # safetensors reports a full disk as its own SafetensorError, not an OSError
+    from safetensors import SafetensorError
+
+    def write(tmp):
+        (tmp / "weights.safetensors").write_bytes(b"half a file")
+        raise SafetensorError("Error while serializing: IoError(Os { code: 28, kind: "
+                              "StorageFull, message: \"No space left on device\" })")
+
+    with pytest.raises(SavedModelError) as caught:
+        saved_module.write_atomically(tmp_path / "m", write)
+    message = str(caught.value)
+    assert "\n" not in message and "No space left on device" in message
+    assert list(tmp_path.iterdir()) == []  # no model, no temporary folder
+
+
+def test_a_full_disk_at_the_run_lock_is_one_line_and_runs_nothing(tmp_path,
+                                                                  monkeypatch):
+    import lamalib.experiments.results as results_module
+
+    def full(*args, **kwargs):
+        raise FULL
+
+    monkeypatch.setattr(results_module.os, "open", full)
+    with pytest.raises(results_module.LockUnwritable) as caught:
+        with results_module.run_lock(tmp_path / "r" / "run.json"):
+            raise AssertionError("the run must not start")
+    assert "\n" not in str(caught.value) and "No space left" in str(caught.value)
+    assert isinstance(caught.value, results_module.RunLocked)  # exit 2 on the CLI
+
+
 def test_a_full_disk_at_the_results_file_keeps_the_run_and_no_model(
         tmp_path, monkeypatch):
     argv = _files(tmp_path)

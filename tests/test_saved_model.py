@@ -13,6 +13,7 @@ from lamalib.data import Vocab
 from lamalib.models import available_models, build_model
 from lamalib.models.saved import (CONFIG, VOCAB, WEIGHTS, NoAttention, SavedModelError,
                                   load_model, save_model)
+from lamalib.models.saved_seq2seq import load_seq2seq
 
 TEXTS = ["a warm and funny film", "a dull , tedious mess", "funny", "dull film ."]
 LABELS = ["neg", "neu", "pos"]
@@ -161,7 +162,7 @@ def test_a_weights_file_with_a_pickled_object_is_refused(tmp_path):
             return (print, ("pickled code ran",))
 
     torch.save({**state, "extra": Sneaky()}, folder / LEGACY_WEIGHTS)
-    with pytest.raises(SavedModelError, match="refused: it holds more than tensors"):
+    with pytest.raises(SavedModelError, match="refused: not a file of plain tensors"):
         load_model(folder)
     # and a plain pickle (not torch's format) is refused too
     (folder / LEGACY_WEIGHTS).write_bytes(pickle.dumps(Sneaky()))
@@ -182,11 +183,22 @@ def test_a_broken_weights_file_is_one_line(tmp_path, name, content):
     message = str(caught.value)
     assert "\n" not in message and str(folder / name) in message
     assert "save the model again" in message
+    assert "weights_only" not in message  # torch's advice to load it unsafely: never
 
 
 def test_a_folder_that_is_not_there(tmp_path):
     with pytest.raises(SavedModelError, match="no such folder"):
         load_model(tmp_path / "nowhere")
+
+
+def test_a_file_given_as_the_model_folder_is_called_a_file(tmp_path):
+    (tmp_path / "train.tsv").write_text("pos\ta warm film\n")
+    for load in (load_model, load_seq2seq):
+        with pytest.raises(SavedModelError) as caught:
+            load(tmp_path / "train.tsv")
+        assert str(caught.value) == (f"{tmp_path / 'train.tsv'}: a file, not a folder; "
+                                     "give the folder a model was saved to (the one "
+                                     "--save-model wrote)")
 
 
 # ---- the experiments command: run --save-model DIR --------------------------------

@@ -59,6 +59,11 @@ class RunLocked(RuntimeError):
     """Another live process is making the same results file."""
 
 
+class LockUnwritable(RunLocked):
+    """The run's lock file beside its results file cannot be written (a full disk,
+    say): the run is not started, and nothing is written."""
+
+
 @contextmanager
 def run_lock(results_file: Path):
     """Hold ``<file>.lock`` while a run makes ``results_file``; a second run on the same
@@ -84,17 +89,30 @@ def run_lock(results_file: Path):
                     f"{portable_path(results_file)}; wait for it to finish, or stop it "
                     f"(kill {pid}), then run the command again") from None
             lock.unlink(missing_ok=True)  # a stale lock of a process that died
+        except OSError as error:  # a full disk, a quota
+            raise _unwritable(lock, error) from None
     else:
         raise RunLocked(f"could not lock {portable_path(results_file)}; run the "
                         "command again")
     try:
         os.write(fd, str(os.getpid()).encode())
+    except OSError as error:
         os.close(fd)
+        lock.unlink(missing_ok=True)
+        raise _unwritable(lock, error) from None
+    os.close(fd)
+    try:
         yield
     finally:
         lock.unlink(missing_ok=True)
         if made and not any(lock.parent.iterdir()):  # a run that failed at once
             lock.parent.rmdir()
+
+
+def _unwritable(lock: Path, error: OSError) -> LockUnwritable:
+    return LockUnwritable(
+        f"{portable_path(lock.parent)}: cannot write there ({error.strerror or error}); "
+        "nothing was run: free some space, or give --results a folder with room")
 
 
 class ResultsConflict(ValueError):

@@ -241,13 +241,31 @@ def write_atomically(folder: str | Path, write, overwrite: bool = False,
             shutil.rmtree(old)
         else:
             tmp.rename(folder)
-    except (OSError, RuntimeError) as error:  # torch.save says a full disk this way
+    except _write_errors() as error:  # torch.save says a full disk as a RuntimeError
         shutil.rmtree(tmp, ignore_errors=True)
         why = (error.strerror if isinstance(error, OSError) and error.strerror
                else " ".join(str(error).split())[:200])
         raise SavedModelError(f"{folder}: cannot save the model ({why}); nothing was "
                               "written there") from None
     return folder
+
+
+def _write_errors() -> tuple[type[Exception], ...]:
+    """What a failed write raises: ``OSError``, torch's ``RuntimeError`` and
+    safetensors' own ``SafetensorError`` (a full disk while it writes the weights)."""
+    try:
+        from safetensors import SafetensorError
+    except ImportError:
+        return OSError, RuntimeError
+    return OSError, RuntimeError, SafetensorError
+
+
+def missing_folder(folder: Path) -> SavedModelError:
+    """The one-line error for a saved-model folder that is not there, or is a file."""
+    if folder.exists():
+        return _fail(folder, "a file, not a folder", "give the folder a model was saved "
+                     "to (the one --save-model wrote)")
+    return _fail(folder, "no such folder", "give the folder a model was saved to")
 
 
 def _write_model(model, vocab, folder: Path, wordpiece: bool, config: dict,
@@ -288,7 +306,7 @@ def read_header(folder: Path, required: Sequence[str]) -> dict:
     keys); a failure is a one-line :class:`SavedModelError` naming the file."""
     path = folder / CONFIG
     if not folder.is_dir():
-        raise _fail(folder, "no such folder", "give the folder a model was saved to")
+        raise missing_folder(folder)
     if not path.is_file():
         raise _fail(path, "missing: the folder holds no saved model", _RESAVE)
     try:
@@ -395,10 +413,10 @@ def _read_legacy_weights(path: Path) -> dict:
     try:
         # weights_only: tensors and plain containers only, never pickled code
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as error:
-        first = str(error).strip().splitlines()[0]
-        raise _fail(path, f"refused: it holds more than tensors ({first})",
-                    "never load weights from an untrusted source; " + _RESAVE) from None
+    except pickle.UnpicklingError:  # torch's text advises weights_only=False: never here
+        raise _fail(path, "refused: not a file of plain tensors, so it is not read (it "
+                    "could run code)", "never load weights from an untrusted source; "
+                    + _RESAVE) from None
     except Exception as error:  # random bytes, a text file: torch's many errors
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise _fail(path, f"unreadable ({type(error).__name__}: {first[:200]})",

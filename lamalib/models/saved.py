@@ -260,14 +260,6 @@ def _write_errors() -> tuple[type[Exception], ...]:
     return OSError, RuntimeError, SafetensorError
 
 
-def missing_folder(folder: Path) -> SavedModelError:
-    """The one-line error for a saved-model folder that is not there, or is a file."""
-    if folder.exists():
-        return _fail(folder, "a file, not a folder", "give the folder a model was saved "
-                     "to (the one --save-model wrote)")
-    return _fail(folder, "no such folder", "give the folder a model was saved to")
-
-
 def _write_model(model, vocab, folder: Path, wordpiece: bool, config: dict,
                  max_len: int | None, tokenizer: str = "plain") -> None:
     """Every file of a saved model, into ``folder`` (a fresh temporary one)."""
@@ -305,8 +297,11 @@ def read_header(folder: Path, required: Sequence[str]) -> dict:
     shares it (the folder, the file, JSON, the format and its version, ``required``
     keys); a failure is a one-line :class:`SavedModelError` naming the file."""
     path = folder / CONFIG
+    if folder.exists() and not folder.is_dir():
+        raise _fail(folder, "a file, not a folder", "give the folder a model was saved "
+                    "to (the one --save-model wrote)")
     if not folder.is_dir():
-        raise missing_folder(folder)
+        raise _fail(folder, "no such folder", "give the folder a model was saved to")
     if not path.is_file():
         raise _fail(path, "missing: the folder holds no saved model", _RESAVE)
     try:

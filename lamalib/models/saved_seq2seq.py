@@ -30,7 +30,7 @@ from lamalib.models.beam import decode
 from lamalib.models.registry import build_model
 from lamalib.models.saved import (_RESAVE, CONFIG, FORMAT, FORMAT_VERSION, TOKENIZER,
                                   WEIGHTS, SavedModelError, _fail, _read_weights,
-                                  missing_folder, read_header, write_atomically)
+                                  read_header, write_atomically)
 from lamalib.provenance import lamalib_version
 
 SRC_VOCAB, TGT_VOCAB = "src_vocab.txt", "tgt_vocab.txt"
@@ -192,9 +192,7 @@ def load_seq2seq(folder: str | Path, device: str | torch.device = "cpu"
                  ) -> SavedSeq2Seq:
     """Read a folder written by :func:`save_seq2seq`."""
     folder = Path(folder)
-    if not folder.is_dir():
-        raise missing_folder(folder)
-    config = _read_config(folder)
+    config = _read_config(folder)  # the folder, its model.json (read_header)
     src_vocab = _read_vocab(folder, SRC_VOCAB, config["vocab_size"])
     tgt_vocab = _read_vocab(folder, TGT_VOCAB, config["tgt_vocab_size"])
     state = _read_weights(folder)

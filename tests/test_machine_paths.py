@@ -22,9 +22,9 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 # A token that starts with "/" and goes on with path segments (/a/b, /a/, or a
 # single segment that is a usual root of a machine: /tmp, /home, ...), a home-relative
 # path (~/a) or a Windows drive (C:\); not inside a word (N/16), a relative path (a/b)
-# or a URL (https://a/b).
+# or a URL (https://a/b); /dev/null is the same file on every machine, so it names none.
 MACHINE_PATH = re.compile(
-    r"(?<![\w.:/~+-])/[\w.~+-]+(?:/[\w.~+-]*)+"
+    r"(?<![\w.:/~+-])(?!/dev/null\b)/[\w.~+-]+(?:/[\w.~+-]*)+"
     r"|(?<![\w.:/~+-])/(?:tmp|work|root|home|Users|mnt|var|opt|srv|private|scratch)\b"
     r"|(?<![\w~])~/"
     r"|(?<![A-Za-z])[A-Za-z]:\\")
@@ -53,7 +53,7 @@ def test_the_detector_finds_machine_paths_and_leaves_the_rest():
         assert MACHINE_PATH.search(text), text
     for text in ("results/sweeps/x.json", "scales=1,3,N/16,N/8,N/4",
                  "layer_scales=1/2,1/3|1/4", "https://github.com/a/b", "imdb_sg300.txt",
-                 "train/valid/test", "words/sec", "a / b", "N/A"):
+                 "train/valid/test", "words/sec", "a / b", "N/A", "--train /dev/null"):
         assert not MACHINE_PATH.search(text), text
 
 

@@ -408,7 +408,7 @@ def _read_legacy_weights(path: Path) -> dict:
     try:
         # weights_only: tensors and plain containers only, never pickled code
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError:  # torch's text advises weights_only=False: never here
+    except pickle.UnpicklingError:  # torch's text advises unsafe loading: never here
         raise _fail(path, "refused: not a file of plain tensors, so it is not read (it "
                     "could run code)", "never load weights from an untrusted source; "
                     + _RESAVE) from None

@@ -1,9 +1,10 @@
 """Apply mutants of the code one at a time, run the test meant to kill each, and revert:
-prints killed / SURVIVED per mutant. The lists are tests/mutants_61.py and
-tests/mutants_63.py; each runs as ``python tests/mutants_NN.py [NAME ...]``.
+prints killed / SURVIVED per mutant. The lists are tests/mutants_58.py,
+tests/mutants_61.py and tests/mutants_63.py; each runs as
+``python tests/mutants_NN.py [NAME ...]``.
 
 A mutant is ``(name, file, old, new, test)``: ``old`` must occur once in ``file``; the
-file is restored whatever the test does.
+file is restored whatever the test does. ``test`` is one pytest node or a tuple of them.
 """
 import os
 import subprocess
@@ -28,8 +29,9 @@ def run(mutants, only=()) -> int:
             continue
         path.write_text(text.replace(old, new))
         try:
+            nodes = [test] if isinstance(test, str) else list(test)
             done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p",
-                                   "no:cacheprovider", test], cwd=ROOT,
+                                   "no:cacheprovider", *nodes], cwd=ROOT,
                                   capture_output=True, text=True, env=dict(os.environ))
         finally:
             path.write_text(text)

@@ -47,8 +47,9 @@ def test_run_on_a_users_files_writes_a_results_file_with_provenance(
     r = json.loads(path.read_text())
     for key in ("experiment", "model", "dataset", "profile", "config", "metrics",
                 "history", "params", "hardware", "started", "seconds", "git_commit",
-                "command", "dataset_identity", "peak_memory_mb", "lamalib"):
+                "command", "dataset_identity", "peak_memory_mb", "lamalib", "code"):
         assert key in r, key
+    assert len(r["code"]["sha256"]) == 64  # the code that ran, even without its commit
     assert r["dataset_identity"]["sizes"] == {"train": 72, "valid": 8, "test": 20}
     assert r["dataset_identity"]["label_names"] == ["neg", "pos"]
     assert len(r["dataset_identity"]["sha256"]["test"]) == 64

@@ -54,3 +54,13 @@ def test_the_replay_counts_an_accuracy_tie_with_a_lower_loss_as_better():
                                (4, 0.7, 0.7), (5, 0.7, 0.7)]]
     assert replay_stopping(hist, 2) == (5, 3, True)
     assert replay_stopping(hist[:4], 2) == (4, 3, False)
+
+
+def test_the_replay_counts_an_accuracy_tie_with_a_higher_loss_as_worse():
+    # epoch 1 is best; 2 ties with a higher loss and 3 with the same loss: two bad
+    # epochs, so patience 2 stops the run at 3 with its best at 1 (counting a tie as
+    # better, as ">=" would, keeps it going to 4 with its best at 3)
+    hist = [{"epoch": e, "valid_accuracy": a, "valid_loss": loss, "train_accuracy": 0.5}
+            for e, a, loss in [(1, 0.8, 0.5), (2, 0.8, 0.6), (3, 0.8, 0.5),
+                               (4, 0.7, 0.4)]]
+    assert replay_stopping(hist, 2) == (3, 1, True)

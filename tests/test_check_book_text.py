@@ -78,11 +78,28 @@ def test_raw_values_in_tables(cell, found):
     assert ("raw value in a table" in kinds(table)) is found
 
 
+@pytest.mark.parametrize("text", [
+    "model saved to /tmp/vi_chapter_ihaxwl2m/plain", "read /home/me/data.tsv",
+    "vectors in ~/glove.txt", "C:\\Users\\me\\v.txt", "(/work/main/results)"])
+def test_machine_paths_are_found(text):
+    assert kinds(f"<p>{text}</p>") == ["machine path"]
+    printed = ('<div class="cell_output"><div class="output text_plain '
+               f'highlight-myst-ansi"><pre>{text}</pre></div></div>')
+    assert kinds(printed) == ["machine path"]
+
+
+@pytest.mark.parametrize("text", [
+    "model saved to plain", "results/tmp/run.json", "https://example.org/tmp/x",
+    "scales 1/2, N/16", "the train/valid/test split", "a ratio of 3:1"])
+def test_paths_a_reader_shares_pass(text):
+    assert kinds(f"<p>{text}</p>") == []
+
+
 def test_words_of_the_subject_and_code_pass():
     body = ("<p>Attention weights sum to one; the GRU keeps a gate.</p>"
             '<p>A model is <em>True</em> to its data.</p>'
             '<div class="cell docutils container"><div class="cell_input">'
-            '<pre># the issue: 0.123456 at commit 0de4f93</pre></div>'
+            '<pre># the issue: 0.123456 at commit 0de4f93 in /tmp/x/y</pre></div>'
             '<div class="cell_output"><div class="output text_plain highlight-myst-ansi">'
             "<pre>accuracy 0.81</pre></div></div></div>"
             '<div class="highlight-python"><pre>x = 0.1234567  # issue</pre></div>')

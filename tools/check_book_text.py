@@ -9,7 +9,10 @@ the words around it.
   named commit, hash or provenance, or under a heading that says "Provenance");
 - **raw float**: a number printed with six or more decimals ("0.000000", "79.250000"),
   or five that end in zeros: more digits than any measurement of the book supports;
-- **raw value in a table**: a table cell that is a Python dict, True, False or None.
+- **raw value in a table**: a table cell that is a Python dict, True, False or None;
+- **machine path**: a folder of the machine that built the page (``/tmp/...``,
+  ``/home/...``, ``~/...``, ``C:\\...``) in text or in what a cell prints: a page names
+  a file as the reader's own machine would, relative or by its name.
 
 Code a reader reads as code (a code cell's input, a code block of the text) is left
 out; what a cell prints is in. ::
@@ -44,6 +47,11 @@ AFTER_COMMIT = re.compile(r"\bcommits?\b[\s:=]*([0-9a-f]{7,40})\b", re.IGNORECAS
 FLOAT = re.compile(r"(?<![\w.])-?\d+\.(\d{5,})(?![\w.])")
 RAW_CELL = re.compile(r"^(True|False|None|\{\s*['\"][^'\"]*['\"]\s*:.*\})$", re.DOTALL)
 PROVENANCE = re.compile(r"commit|hash|provenance", re.IGNORECASE)
+# an absolute path under a usual root of a machine, a home-relative one, a Windows drive;
+# not a URL (https://a/tmp/b) or a relative path (results/tmp/x)
+MACHINE_PATH = re.compile(
+    r"(?<![\w.:/~+-])/(?:tmp|home|work|root|Users|mnt|var|opt|srv|private|scratch)/"
+    r"[\w.~+-]+|(?<![\w~])~/[\w.+-]+|(?<![A-Za-z])[A-Za-z]:\\[\w.+-]+")
 SKIP_PAGES = {"search.html", "genindex.html", "py-modindex.html"}
 
 
@@ -95,6 +103,8 @@ def check_html(html: str, page: str = "page") -> list[str]:
                       if not any(a <= m.start() and m.end() <= b for a, b in numbers)}
             for start, end in sorted(spans):
                 found.append(("commit hash", _context(text, start, end)))
+        for m in MACHINE_PATH.finditer(text):
+            found.append(("machine path", _context(text, m.start(), m.end())))
         for m in FLOAT.finditer(text):
             if _raw_float(m.group(1)):
                 found.append(("raw float", _context(text, m.start(), m.end())))
@@ -151,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{failing} finding(s) on pages not allowed: speak of the subject, print "
               "numbers to the digits they support")
         return 1
-    print(f"{len(pages)} pages: no project word, stray commit hash or raw number "
+    print(f"{len(pages)} pages: no project word, stray commit hash, machine path or "
+          "raw number "
           f"(outside {len(allow)} allowed page(s))")
     return 0
 

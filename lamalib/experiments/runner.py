@@ -464,7 +464,7 @@ def _save_run_model(spec: RunSpec, model, vocab, train, save_to: Path,
     save_model(model, vocab, train.label_names, save_to, name=name, options=options,
                max_len=spec.max_len, input_format=input_format(spec), overwrite=force,
                tokenizer=spec.tokenizer)
-    print(f"model saved to {save_to}", flush=True)
+    print(f"model saved to {shown_path(save_to)}", flush=True)
 
 
 def _run(spec: RunSpec, results_dir: Path, argv: list[str] | None, checkpoints: Path,

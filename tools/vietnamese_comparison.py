@@ -1,7 +1,7 @@
 """The runs of chapter "Attention for Vietnamese": syllables vs words on UIT-VSFC.
 
     LAMALIB_DATA=<folder holding uit-vsfc/> python tools/vietnamese_comparison.py \
-        [--models avg lama_ctx] [--seeds 3] [--models-dir DIR]
+        [--models avg lama_ctx san te] [--seeds 3] [--models-dir DIR]
 
 Each run is the project's own ``run`` (``lamalib.experiments.runner.run``): its results
 file goes to ``results/vietnamese/`` with its code hash. The recipe, fixed before the
@@ -81,7 +81,7 @@ def one(spec: RunSpec, models_dir: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--models", nargs="+", default=["avg", "lama_ctx"])
+    parser.add_argument("--models", nargs="+", default=["avg", "lama_ctx", "san", "te"])
     parser.add_argument("--tasks", nargs="+", default=list(TASKS))
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--models-dir", type=Path, default=None,

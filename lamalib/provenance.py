@@ -133,6 +133,17 @@ LOCAL_OPTIONS = ("--results", "--checkpoints", "--save-model")
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 _ABSOLUTE = re.compile(r"^(?:~(?:/|$)|/[^/\s]|[A-Za-z]:[\\/]\S|\\\\\S)")
+# A folder of a machine inside free text (a results file's strings, a page's text): a
+# token that starts with "/" and goes on with path segments (/a/b, /a/, or a single
+# segment that is a usual root of a machine: /tmp, /home, ...), a home-relative path
+# (~/a) or a Windows drive (C:\); not inside a word (N/16), a relative path (a/b) or a
+# URL (https://a/b); /dev/null is the same file on every machine, so it names none.
+# Read by tests/test_machine_paths.py (results files) and tools/check_book_text.py.
+MACHINE_PATH = re.compile(
+    r"(?<![\w.:/~+-])(?!/dev/null\b)/[\w.~+-]+(?:/[\w.~+-]*)+"
+    r"|(?<![\w.:/~+-])/(?:tmp|work|root|home|Users|mnt|var|opt|srv|private|scratch)\b"
+    r"|(?<![\w~])~/"
+    r"|(?<![A-Za-z])[A-Za-z]:\\")
 _OPTION_KEY = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")
 
 

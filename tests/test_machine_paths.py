@@ -4,7 +4,6 @@ path from the root), its SHA-256 and the command that makes it; the same file at
 another path is the same run, another file is another run."""
 
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -14,20 +13,11 @@ import pytest
 from lamalib.embeddings import save_vectors
 from lamalib.experiments.cli import main
 from lamalib.experiments.results import ResultsConflict
-from lamalib.provenance import (REPO_ROOT, command_line, looks_like_path,
-                                portable_arg, portable_path, portable_value)
+from lamalib.provenance import (MACHINE_PATH, REPO_ROOT, command_line,
+                                looks_like_path, portable_arg, portable_path,
+                                portable_value)
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-
-# A token that starts with "/" and goes on with path segments (/a/b, /a/, or a
-# single segment that is a usual root of a machine: /tmp, /home, ...), a home-relative
-# path (~/a) or a Windows drive (C:\); not inside a word (N/16), a relative path (a/b)
-# or a URL (https://a/b); /dev/null is the same file on every machine, so it names none.
-MACHINE_PATH = re.compile(
-    r"(?<![\w.:/~+-])(?!/dev/null\b)/[\w.~+-]+(?:/[\w.~+-]*)+"
-    r"|(?<![\w.:/~+-])/(?:tmp|work|root|home|Users|mnt|var|opt|srv|private|scratch)\b"
-    r"|(?<![\w~])~/"
-    r"|(?<![A-Za-z])[A-Za-z]:\\")
 
 
 def machine_paths(value, where="") -> list[str]:

@@ -35,6 +35,8 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+from lamalib.provenance import MACHINE_PATH  # the results files' own detector
+
 PROJECT_WORDS = re.compile(
     r"\b(issues?|checkouts?|this machine|worktrees?|pull requests?|TODO|FIXME)\b",
     re.IGNORECASE)
@@ -47,11 +49,6 @@ AFTER_COMMIT = re.compile(r"\bcommits?\b[\s:=]*([0-9a-f]{7,40})\b", re.IGNORECAS
 FLOAT = re.compile(r"(?<![\w.])-?\d+\.(\d{5,})(?![\w.])")
 RAW_CELL = re.compile(r"^(True|False|None|\{\s*['\"][^'\"]*['\"]\s*:.*\})$", re.DOTALL)
 PROVENANCE = re.compile(r"commit|hash|provenance", re.IGNORECASE)
-# an absolute path under a usual root of a machine, a home-relative one, a Windows drive;
-# not a URL (https://a/tmp/b) or a relative path (results/tmp/x)
-MACHINE_PATH = re.compile(
-    r"(?<![\w.:/~+-])/(?:tmp|home|work|root|Users|mnt|var|opt|srv|private|scratch)/"
-    r"[\w.~+-]+|(?<![\w~])~/[\w.+-]+|(?<![A-Za-z])[A-Za-z]:\\[\w.+-]+")
 SKIP_PAGES = {"search.html", "genindex.html", "py-modindex.html"}
 
 
